@@ -1,0 +1,63 @@
+/**
+ * The error catalogue: every failure reviewbot reports has one code here, with the HTTP status the
+ * API maps it to and whether a worker should retry the job. Documented in docs/errors.md; a test
+ * keeps the two in step.
+ */
+interface ErrorSpec {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly summary: string;
+}
+
+export const ERROR_CATALOGUE = {
+  CONFIG_INVALID: { status: 500, retryable: false, summary: "operator configuration is invalid" },
+  REPO_CONFIG_INVALID: { status: 422, retryable: false, summary: "the repository's .ai/ configuration is invalid" },
+  POLICY_DENIED: { status: 403, retryable: false, summary: "a security policy rule refused the request" },
+  GIT_FAILED: { status: 502, retryable: true, summary: "a git command failed" },
+  GIT_TIMEOUT: { status: 504, retryable: true, summary: "a git command exceeded its deadline" },
+  REF_NOT_FOUND: { status: 404, retryable: false, summary: "a ref or commit could not be fetched" },
+  HEAD_SHA_MISMATCH: { status: 409, retryable: false, summary: "the fetched head is not the commit the job names" },
+  CHECKOUT_TOO_LARGE: { status: 413, retryable: false, summary: "the tree exceeds the checkout size limits" },
+  LOCK_TIMEOUT: { status: 503, retryable: true, summary: "a clone-cache lock could not be acquired in time" },
+  USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface AppErrorOptions {
+  readonly cause?: unknown;
+  /** Structured, non-secret context for logs and reports. */
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+export class AppError extends Error {
+  override readonly name = "AppError";
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    const spec = ERROR_CATALOGUE[code];
+    this.code = code;
+    this.status = spec.status;
+    this.retryable = spec.retryable;
+    this.details = Object.freeze({ ...options.details });
+  }
+}
+
+/**
+ * Recognises an AppError by name and code as well as by prototype, so errors that crossed a
+ * package copy or a structured clone are still classified (as BullMQ does for its own errors).
+ */
+export function isAppError(value: unknown): value is AppError {
+  if (value instanceof AppError) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as { name?: unknown; code?: unknown };
+  return (
+    candidate.name === "AppError" &&
+    typeof candidate.code === "string" &&
+    Object.hasOwn(ERROR_CATALOGUE, candidate.code)
+  );
+}
