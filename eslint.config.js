@@ -21,4 +21,9 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // Tool configuration files are loaded by their tools through a default export.
+    files: ["**/vitest.config.ts"],
+    rules: { "no-restricted-syntax": "off" },
+  },
 );

@@ -1,0 +1,149 @@
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { AppError } from "@reviewbot/core/errors";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { writeAskpass, type GitCredentials } from "./askpass.js";
+import { acquireLock } from "./cache-lock.js";
+import type { CheckoutLimits } from "./checkout-limits.js";
+import { fetchPull, type RefRequest } from "./fetch-pull.js";
+import { assertRefName, isFullSha, normaliseRemote } from "./git-input.js";
+import { collectStale, type CollectReport } from "./janitor.js";
+import { materialiseWorktree } from "./materialise-worktree.js";
+import { computePullDiff, type PullDiff } from "./pull-diff.js";
+import { deleteRefs, jobRefPrefix } from "./job-refs.js";
+import { runGit, type GitContext } from "./run-git.js";
+import { assertTreeWithinLimits } from "./tree-guard.js";
+import { applyTrustedOverlay, type OverlayResult } from "./trusted-overlay.js";
+
+export interface CloneCacheOptions {
+  /** Directory owned by the worker; shared safely by every worker process on the host. */
+  readonly root: string;
+  readonly allowedProtocols: readonly string[];
+  readonly gitTimeoutMs: number;
+  readonly lockWaitMs: number;
+  readonly limits: CheckoutLimits;
+  readonly scrubber?: SecretScrubber;
+}
+
+export interface CheckoutRequest {
+  /** https URL, file:// URL or absolute path of the repository that holds both sides. */
+  readonly remote: string;
+  readonly head: RefRequest;
+  readonly base: RefRequest;
+  readonly credentials?: GitCredentials;
+  /** Shown in directory names for operators (a job id); sanitised, never trusted as a path. */
+  readonly label?: string;
+}
+
+export interface Checkout {
+  readonly id: string;
+  /** The work tree: PR head files with the base commit's `.ai/`; contains no `.git`. */
+  readonly dir: string;
+  readonly headSha: string;
+  readonly baseSha: string;
+  readonly overlay: OverlayResult;
+  readonly diff: PullDiff;
+  /** Removes the work tree and the job's refs. Idempotent. */
+  release(): Promise<void>;
+}
+
+/**
+ * One bare mirror per repository and one work tree per job. Fetches run under a per-mirror
+ * cross-process lock; each job has its own refs, index and directory, so concurrent jobs on one
+ * host (or several worker processes sharing the cache) never touch each other's state.
+ */
+export class CloneCache {
+  readonly #options: CloneCacheOptions;
+  readonly #context: GitContext;
+
+  constructor(options: CloneCacheOptions) {
+    this.#options = Object.freeze({ ...options });
+    this.#context = {
+      cwd: this.#path("home"),
+      home: this.#path("home"),
+      path: process.env.PATH ?? "/usr/bin:/bin",
+      allowedProtocols: options.allowedProtocols,
+      timeoutMs: options.gitTimeoutMs,
+      ...(options.scrubber === undefined ? {} : { scrubber: options.scrubber }),
+    };
+  }
+
+  /** Creates the layout and removes what a crashed process left behind. */
+  async init(): Promise<CollectReport> {
+    for (const dir of ["home", "templates", "mirrors", "jobs"]) await mkdir(this.#path(dir), { recursive: true, mode: 0o700 });
+    await writeAskpass(this.#path("askpass"));
+    return this.collect();
+  }
+
+  /** Removes orphaned job directories and refs, and mirrors unused for `mirrorIdleMs`. */
+  collect(mirrorIdleMs = 7 * 24 * 3600 * 1000): Promise<CollectReport> {
+    return collectStale(this.#context, { root: this.#options.root, lockWaitMs: this.#options.lockWaitMs, mirrorIdleMs });
+  }
+
+  async checkout(request: CheckoutRequest): Promise<Checkout> {
+    const remote = normaliseRemote(request.remote, this.#options.allowedProtocols);
+    const head = validateRef("head", request.head);
+    const base = validateRef("base", request.base);
+    const id = `${(request.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID()}`;
+    const jobDir = this.#path("jobs", id);
+    const mirror = this.#path("mirrors", `${createHash("sha256").update(remote).digest("hex").slice(0, 32)}.git`);
+    const refPrefix = jobRefPrefix(id);
+    await mkdir(jobDir, { mode: 0o700 });
+    const releaseJob = await acquireLock(jobDir, this.#options.lockWaitMs);
+    await writeFile(join(jobDir, "mirror"), mirror);
+    let released = false;
+    const release = async (): Promise<void> => {
+      if (released) return;
+      released = true;
+      await this.#withMirror(mirror, () => deleteRefs(this.#context, mirror, refPrefix)).catch(() => undefined);
+      await rm(jobDir, { recursive: true, force: true });
+      await releaseJob();
+    };
+    try {
+      const fetched = await this.#withMirror(mirror, async () => {
+        await this.#ensureMirror(mirror);
+        const askpassPath = this.#path("askpass");
+        const fetchRequest = { remote, head, base, askpassPath, refPrefix };
+        return fetchPull(this.#context, mirror, request.credentials === undefined ? fetchRequest : { ...fetchRequest, credentials: request.credentials });
+      });
+      await assertTreeWithinLimits(this.#context, mirror, fetched.headSha, this.#options.limits);
+      const dir = join(jobDir, "tree");
+      await materialiseWorktree(this.#context, mirror, fetched.headSha, dir, join(jobDir, "index"));
+      const overlay = await applyTrustedOverlay(this.#context, mirror, dir, fetched.baseSha);
+      const diff = await computePullDiff(this.#context, mirror, fetched.baseSha, fetched.headSha);
+      return { id, dir, ...fetched, overlay, diff, release };
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
+  async #withMirror<T>(mirror: string, action: () => Promise<T>): Promise<T> {
+    const unlock = await acquireLock(mirror, this.#options.lockWaitMs);
+    try {
+      return await action();
+    } finally {
+      await unlock();
+    }
+  }
+
+  async #ensureMirror(mirror: string): Promise<void> {
+    await runGit(this.#context, mirror, ["init", "--bare", "--quiet", `--template=${this.#path("templates")}`]);
+    const now = new Date();
+    await utimes(mirror, now, now);
+  }
+
+  #path(...parts: string[]): string {
+    return join(this.#options.root, ...parts);
+  }
+}
+
+function validateRef(side: string, ref: RefRequest): RefRequest {
+  assertRefName(`${side}.ref`, ref.ref);
+  if (ref.sha !== undefined && !isFullSha(ref.sha)) {
+    throw new AppError("POLICY_DENIED", `${side}.sha: ${JSON.stringify(ref.sha)} is not a full commit SHA`);
+  }
+  return ref;
+}
+

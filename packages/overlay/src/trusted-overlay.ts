@@ -1,0 +1,135 @@
+import { chmod, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { dirname, join, posix } from "node:path";
+import { readBlobs } from "./read-blobs.js";
+import { runGit, type GitContext } from "./run-git.js";
+import { splitNul } from "./nul-records.js";
+
+export type OverlaySource = "base" | "absent" | "failed-closed";
+
+export interface OverlayResult {
+  /** `base`: .ai/ is the base commit's; `absent`: the base has none, so there is none. */
+  readonly source: OverlaySource;
+  readonly failedClosed: boolean;
+  readonly baseSha: string | null;
+  /** Files written under .ai/, as repository paths. */
+  readonly files: readonly string[];
+  /** Base entries not materialised (gitlinks, symlinks leaving .ai/), with the reason. */
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  readonly reason?: string;
+}
+
+const AI_DIR = ".ai";
+/** The trusted config is small; a base .ai/ past these sizes is refused rather than written. */
+const MAX_AI_FILES = 1000;
+const MAX_AI_BYTES = 16 * 1024 * 1024;
+
+interface TreeEntry {
+  readonly mode: string;
+  readonly type: string;
+  readonly sha: string;
+  readonly path: string;
+}
+
+/**
+ * Makes `<worktree>/.ai` exactly the base commit's `.ai/` (layer 1 of the design). Whatever the PR
+ * left there (files, a symlink, a gitlink) is removed without following links; the base's entries
+ * are then written from raw blob bytes, so no `.gitattributes` of the PR can filter them. When the
+ * base cannot be read, `.ai/` stays removed and the result says the overlay failed closed.
+ */
+export async function applyTrustedOverlay(
+  context: GitContext,
+  gitDir: string,
+  worktree: string,
+  baseSha: string | null,
+): Promise<OverlayResult> {
+  const target = join(worktree, AI_DIR);
+  // fs.rm removes a symlink itself, never what it points to.
+  await rm(target, { recursive: true, force: true });
+  if (baseSha === null) return failedClosed(null, "the base commit could not be fetched");
+  try {
+    const entries = await listBaseAi(context, gitDir, baseSha);
+    if (entries === null) return { source: "absent", failedClosed: false, baseSha, files: [], skipped: [] };
+    return await writeEntries(context, gitDir, worktree, baseSha, entries);
+  } catch (err) {
+    await rm(target, { recursive: true, force: true });
+    return failedClosed(baseSha, err instanceof Error ? err.message : String(err));
+  }
+}
+
+function failedClosed(baseSha: string | null, reason: string): OverlayResult {
+  return { source: "failed-closed", failedClosed: true, baseSha, files: [], skipped: [], reason };
+}
+
+/** Lists the base's `.ai/` recursively, or null when the base has no `.ai` directory. */
+async function listBaseAi(context: GitContext, gitDir: string, baseSha: string): Promise<TreeEntry[] | null> {
+  const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", baseSha, "--", AI_DIR]);
+  const aiEntry = splitNul(root.stdout).map(parseEntry).find((entry) => entry.path === AI_DIR);
+  if (aiEntry?.type !== "tree") return null;
+  const listing = await runGit(context, gitDir, ["ls-tree", "-r", "-z", "--end-of-options", aiEntry.sha]);
+  const entries = splitNul(listing.stdout).map(parseEntry);
+  if (entries.length > MAX_AI_FILES) throw new Error(`base .ai/ has more than ${MAX_AI_FILES} entries`);
+  return entries;
+}
+
+function parseEntry(record: string): TreeEntry {
+  const tab = record.indexOf("\t");
+  const [mode = "", type = "", sha = ""] = record.slice(0, tab).split(" ");
+  return { mode, type, sha, path: record.slice(tab + 1) };
+}
+
+async function writeEntries(
+  context: GitContext,
+  gitDir: string,
+  worktree: string,
+  baseSha: string,
+  entries: readonly TreeEntry[],
+): Promise<OverlayResult> {
+  const blobs = await readBlobs(
+    context,
+    gitDir,
+    entries.filter((entry) => entry.type === "blob").map((entry) => entry.sha),
+    MAX_AI_BYTES,
+  );
+  const files: string[] = [];
+  const skipped: { path: string; reason: string }[] = [];
+  await mkdir(join(worktree, AI_DIR), { mode: 0o755 });
+  for (const entry of entries) {
+    assertSafeRelative(entry.path);
+    const repoPath = `${AI_DIR}/${entry.path}`;
+    const destination = join(worktree, repoPath);
+    const content = blobs.get(entry.sha);
+    if (entry.type !== "blob" || content === undefined) {
+      skipped.push({ path: repoPath, reason: `${entry.type} entries are not materialised` });
+      continue;
+    }
+    await mkdir(dirname(destination), { recursive: true, mode: 0o755 });
+    if (entry.mode === "120000") {
+      const linkTarget = content.toString("utf8");
+      if (!staysInsideAi(entry.path, linkTarget)) {
+        skipped.push({ path: repoPath, reason: `symlink target ${JSON.stringify(linkTarget)} leaves .ai/` });
+        continue;
+      }
+      await symlink(linkTarget, destination);
+    } else {
+      // "wx": O_CREAT|O_EXCL, which also refuses to follow a symlink at the final component.
+      await writeFile(destination, content, { flag: "wx", mode: 0o644 });
+      if (entry.mode === "100755") await chmod(destination, 0o755);
+    }
+    files.push(repoPath);
+  }
+  return { source: "base", failedClosed: false, baseSha, files, skipped };
+}
+
+/** Git's fsck already refuses such trees; this is the second line, not the first. */
+function assertSafeRelative(path: string): void {
+  const parts = path.split("/");
+  if (path.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.toLowerCase() === ".git")) {
+    throw new Error(`base .ai/ contains an unsafe path ${JSON.stringify(path)}`);
+  }
+}
+
+function staysInsideAi(linkPath: string, linkTarget: string): boolean {
+  if (linkTarget.startsWith("/") || linkTarget.includes("\0")) return false;
+  const resolved = posix.normalize(posix.join(posix.dirname(linkPath), linkTarget));
+  return resolved !== ".." && !resolved.startsWith("../");
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Makes a machine ready to build, run and test reviewbot: Debian 12 with Node 20 and npm, as root,
+# nothing else assumed. Installs only what is missing, so a second run takes seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
+
+# Debian packages: git for the clone cache; redis-server for the queue; podman, runc, uidmap,
+# slirp4netns, fuse-overlayfs and bubblewrap for the sandboxes (runc: crun fails on these hosts'
+# hybrid cgroups).
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap)
+
+missing=()
+for package in "${DEBIAN_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+if ((${#missing[@]} > 0)); then
+  if [[ $(id -u) -ne 0 ]]; then
+    log "missing Debian packages: ${missing[*]}; run this script as root or install them first"
+    exit 1
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# pnpm at the version package.json pins. corepack cannot verify pnpm's signatures on these
+# machines ("No compatible signature found"), so npm installs it.
+pnpm_version=$(node -p 'require("./package.json").packageManager.split("@")[1]')
+if [[ $(pnpm --version 2>/dev/null || true) != "$pnpm_version" ]]; then
+  log "installing pnpm $pnpm_version"
+  npm install --global --silent "pnpm@$pnpm_version" >/dev/null
+fi
+
+log "installing dependencies from the lockfile"
+pnpm install --frozen-lockfile --reporter=silent
+log "building"
+pnpm turbo run build --output-logs=errors-only >/dev/null
+log "ready"
