@@ -1,0 +1,75 @@
+import { AppError } from "@reviewbot/core/errors";
+import { z } from "zod";
+import { fromZodIssues, quote, requiredMessage, WithoutProtoKey } from "./config-error.js";
+
+const MiB = 1024 * 1024;
+
+/** Names of images in the operator's allowlist, as a repository asks for them (`base`, `python-3-12`). */
+export const IMAGE_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+
+// A container image reference (`localhost/reviewbot/base:latest`, `…@sha256:…`): no spaces, no
+// controls, nothing a shell or an engine API could read as a second argument.
+const IMAGE_REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}$/;
+
+const ImageAllowlist = WithoutProtoKey.pipe(
+  z.record(
+    z.string().regex(IMAGE_NAME, `must match ${String(IMAGE_NAME)}`),
+    z.string().regex(IMAGE_REFERENCE, "is not an image reference (letters, digits and ._/:@+- only)"),
+  ),
+);
+
+const count = (fallback: number) => z.int().positive().default(fallback);
+
+/**
+ * The operator's ceilings for one sandboxed helper run (and `concurrency`, helpers run in
+ * parallel per review). A repository may ask for less, never more (see `narrowLimits`).
+ */
+export const OperatorLimits = z
+  .strictObject({
+    timeoutSeconds: count(300),
+    memoryBytes: count(1024 * MiB),
+    // Docker and Podman accept fractional CPUs down to 0.01.
+    cpus: z.number().min(0.01).max(1024).default(1),
+    pids: count(256),
+    outputBytes: count(MiB),
+    tmpfsBytes: count(64 * MiB),
+    concurrency: count(2),
+    nofile: count(1024),
+    fsizeBytes: count(256 * MiB),
+  })
+  .readonly();
+export type OperatorLimits = z.infer<typeof OperatorLimits>;
+
+/**
+ * The operator's policy: limits plus the image allowlist (name → image reference) and the image a
+ * helper gets when it names none. Strict: an unknown key is an error, never ignored.
+ */
+export const OperatorPolicy = z
+  .strictObject({
+    limits: OperatorLimits.prefault({}),
+    images: ImageAllowlist.default({ base: "localhost/reviewbot/base:latest" }).readonly(),
+    defaultImage: z.string().default("base"),
+  })
+  .superRefine((policy, ctx) => {
+    if (!Object.hasOwn(policy.images, policy.defaultImage)) {
+      const names = Object.keys(policy.images).join(", ");
+      const message = `${quote(policy.defaultImage)} is not a key of images (${names})`;
+      ctx.addIssue({ code: "custom", path: ["defaultImage"], message });
+    }
+  })
+  .readonly();
+export type OperatorPolicy = z.infer<typeof OperatorPolicy>;
+
+/**
+ * Validates the operator's policy (from the composition root's config) and fills in defaults.
+ *
+ * @throws AppError `CONFIG_INVALID` naming every bad or unknown key.
+ */
+export function parseOperatorPolicy(input: unknown): OperatorPolicy {
+  const parsed = OperatorPolicy.safeParse(input, { error: requiredMessage });
+  if (parsed.success) return parsed.data;
+  const errors = fromZodIssues(parsed.error.issues);
+  throw new AppError("CONFIG_INVALID", `invalid operator policy: ${errors.map((e) => e.message).join("; ")}`, {
+    details: { paths: errors.map((e) => e.path) },
+  });
+}
