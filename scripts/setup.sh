@@ -8,8 +8,8 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
 # Debian packages: git for the clone cache; redis-server for the queue; podman, runc, uidmap,
 # slirp4netns, fuse-overlayfs and bubblewrap for the sandboxes (runc: crun fails on these hosts'
-# hybrid cgroups).
-DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap)
+# hybrid cgroups); debootstrap for the helper images' base.
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap debootstrap)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do
@@ -39,4 +39,12 @@ log "installing dependencies from the lockfile"
 pnpm install --frozen-lockfile --reporter=silent
 log "building"
 pnpm turbo run build --output-logs=errors-only >/dev/null
+# Helper images (infra/images/README.md): built from Debian's mirror and the npm registry, no image
+# registry; cached by an inputs-hash label, so an unchanged run takes under a second.
+if [[ $(id -u) -eq 0 ]]; then
+  log "building helper images"
+  infra/images/build.sh
+else
+  log "not root: skipping helper images (run infra/images/build.sh as root)"
+fi
 log "ready"

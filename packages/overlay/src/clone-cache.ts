@@ -9,6 +9,9 @@ import type { CheckoutLimits } from "./checkout-limits.js";
 import { fetchPull, type RefRequest } from "./fetch-pull.js";
 import { assertRefName, isFullSha, normaliseRemote } from "./git-input.js";
 import { collectStale, type CollectReport } from "./janitor.js";
+
+export type { CollectReport } from "./janitor.js";
+export type { GitContext } from "./run-git.js";
 import { materialiseWorktree } from "./materialise-worktree.js";
 import { computePullDiff, type PullDiff } from "./pull-diff.js";
 import { deleteRefs, jobRefPrefix } from "./job-refs.js";
@@ -89,8 +92,9 @@ export class CloneCache {
     const jobDir = this.#path("jobs", id);
     const mirror = this.#path("mirrors", `${createHash("sha256").update(remote).digest("hex").slice(0, 32)}.git`);
     const refPrefix = jobRefPrefix(id);
-    await mkdir(jobDir, { mode: 0o700 });
+    // Lock before the directory exists, so a janitor never sees an unlocked job directory.
     const releaseJob = await acquireLock(jobDir, this.#options.lockWaitMs);
+    await mkdir(jobDir, { mode: 0o700 });
     await writeFile(join(jobDir, "mirror"), mirror);
     let released = false;
     const release = async (): Promise<void> => {

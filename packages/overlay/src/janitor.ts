@@ -23,19 +23,21 @@ export async function collectStale(context: GitContext, options: CollectOptions)
   const removedJobs: string[] = [];
   const removedMirrors: string[] = [];
   const jobsDir = join(options.root, "jobs");
-  for (const entry of await readdir(jobsDir, { withFileTypes: true })) {
-    if (!entry.isDirectory() || entry.name.endsWith(".lock")) continue;
-    const jobDir = join(jobsDir, entry.name);
+  // A job is its directory and/or its lock: a crash between taking the lock and creating the
+  // directory leaves only a (stale) lock, which is reaped the same way.
+  const jobIds = new Set((await readdir(jobsDir)).map((name) => name.replace(/\.lock$/, "")));
+  for (const jobId of jobIds) {
+    const jobDir = join(jobsDir, jobId);
     const release = await tryLock(jobDir);
     if (release === null) continue;
     try {
       const mirror = await readFile(join(jobDir, "mirror"), "utf8").catch(() => null);
       if (mirror !== null) {
         const unlock = await acquireLock(mirror, options.lockWaitMs);
-        await deleteRefs(context, mirror, jobRefPrefix(entry.name)).catch(() => undefined).finally(unlock);
+        await deleteRefs(context, mirror, jobRefPrefix(jobId)).catch(() => undefined).finally(unlock);
       }
       await rm(jobDir, { recursive: true, force: true });
-      removedJobs.push(entry.name);
+      removedJobs.push(jobId);
     } finally {
       await release();
     }

@@ -1,6 +1,9 @@
 import { mkdir } from "node:fs/promises";
-import { splitNul } from "./nul-records.js";
+import { splitNulBuffers } from "./nul-records.js";
 import { runGit, type GitContext } from "./run-git.js";
+
+const AI_NAME = Buffer.from(".ai");
+const NUL = Buffer.from([0]);
 
 /**
  * Writes the head tree into `worktree` without its `.ai` entry, using a private index file so
@@ -18,8 +21,9 @@ export async function materialiseWorktree(
   indexFile: string,
 ): Promise<void> {
   const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", headSha]);
-  const kept = splitNul(root.stdout).filter((record) => record.slice(record.indexOf("\t") + 1) !== ".ai");
-  const input = kept.map((record) => `${record}\0`).join("");
+  // Records stay bytes: a top-level name that is not UTF-8 must reach mktree unchanged.
+  const kept = splitNulBuffers(root.stdout).filter((record) => !record.subarray(record.indexOf(9) + 1).equals(AI_NAME));
+  const input = Buffer.concat(kept.flatMap((record) => [record, NUL]));
   const made = await runGit(context, gitDir, ["mktree", "-z", "--missing"], { input });
   const tree = made.stdout.toString("utf8").trim();
   const env = { GIT_INDEX_FILE: indexFile };

@@ -19,10 +19,16 @@ export class NulRecords {
   }
 }
 
+/** Splits a whole `-z` output into records, as bytes (file names need not be UTF-8). */
+export function splitNulBuffers(output: Buffer): Buffer[] {
+  const records = new NulRecords().push(output);
+  const terminated = records.reduce((length, record) => length + record.length + 1, 0);
+  // An unterminated final record still counts.
+  if (terminated < output.length) records.push(output.subarray(terminated));
+  return records;
+}
+
 /** Splits a whole `-z` output into records as strings. */
 export function splitNul(output: Buffer): string[] {
-  const text = output.toString("utf8");
-  const records = text.split("\0");
-  if (records.at(-1) === "") records.pop();
-  return records;
+  return splitNulBuffers(output).map((record) => record.toString("utf8"));
 }

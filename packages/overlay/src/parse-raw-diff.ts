@@ -47,7 +47,10 @@ export function parseRawDiff(records: readonly string[]): RawChange[] {
 export function parseBinaryPaths(records: readonly string[]): Set<string> {
   const binary = new Set<string>();
   for (let i = 0; i < records.length; i += 1) {
-    const [added, , path = ""] = (records[i] ?? "").split("\t");
+    const record = records[i] ?? "";
+    const [added] = record.split("\t", 1);
+    // The path is everything after the second tab: a file name may itself contain tabs.
+    const path = record.slice(record.indexOf("\t", record.indexOf("\t") + 1) + 1);
     let headPath = path;
     if (path === "") {
       headPath = records[i + 2] ?? "";

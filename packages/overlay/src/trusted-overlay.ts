@@ -1,4 +1,4 @@
-import { chmod, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, lstat, mkdir, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { readBlobs } from "./read-blobs.js";
 import { runGit, type GitContext } from "./run-git.js";
@@ -102,6 +102,11 @@ async function writeEntries(
       skipped.push({ path: repoPath, reason: `${entry.type} entries are not materialised` });
       continue;
     }
+    if (entry.path.includes("\uFFFD")) {
+      // Names are decoded as UTF-8; writing a lossy name would break byte-identity, so refuse it.
+      skipped.push({ path: repoPath, reason: "the name is not valid UTF-8" });
+      continue;
+    }
     await mkdir(dirname(destination), { recursive: true, mode: 0o755 });
     if (entry.mode === "120000") {
       const linkTarget = content.toString("utf8");
@@ -117,7 +122,32 @@ async function writeEntries(
     }
     files.push(repoPath);
   }
-  return { source: "base", failedClosed: false, baseSha, files, skipped };
+  const escaping = await removeEscapingLinks(join(worktree, AI_DIR), files);
+  skipped.push(...escaping.map((path) => ({ path, reason: "symlink resolves outside .ai/" })));
+  return { source: "base", failedClosed: false, baseSha, files: files.filter((f) => !escaping.includes(f)), skipped };
+}
+
+/**
+ * The lexical check cannot see a link that escapes through another link (`self -> .`,
+ * `via -> self/..`), so every written link is also resolved by the kernel; links that leave the
+ * real `.ai/` or dangle are removed, repeating until none does (removing one can break another).
+ */
+async function removeEscapingLinks(aiDir: string, files: readonly string[]): Promise<string[]> {
+  const root = await realpath(aiDir);
+  const removed: string[] = [];
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const repoPath of files) {
+      const path = join(dirname(aiDir), repoPath);
+      if (removed.includes(repoPath) || !(await lstat(path)).isSymbolicLink()) continue;
+      const resolved = await realpath(path).catch(() => null);
+      if (resolved !== null && (resolved === root || resolved.startsWith(`${root}/`))) continue;
+      await rm(path);
+      removed.push(repoPath);
+      changed = true;
+    }
+  }
+  return removed;
 }
 
 /** Git's fsck already refuses such trees; this is the second line, not the first. */

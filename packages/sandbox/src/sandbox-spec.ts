@@ -1,0 +1,61 @@
+/** The engines reviewbot can run a helper in, strongest isolation first. */
+export const ENGINE_NAMES = ["podman", "docker", "bwrap", "none"] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
+
+/** Hard limits applied to one sandbox run; the operator's ceilings narrowed by the repo config. */
+export interface SandboxLimits {
+  readonly timeoutMs: number;
+  readonly memoryBytes: number;
+  readonly cpus: number;
+  readonly pids: number;
+  /** stdout and stderr together; the sandbox is killed once it is exceeded. */
+  readonly outputBytes: number;
+  readonly tmpfsBytes: number;
+  readonly nofile: number;
+  readonly fsizeBytes: number;
+}
+
+/** Who a run belongs to, for labels, the audit line and the janitor. */
+export interface SandboxLabels {
+  readonly jobId: string;
+  readonly helper: string;
+  readonly repo?: string;
+  readonly pr?: number;
+}
+
+export interface SandboxSpec {
+  /** argv inside the sandbox; never interpreted by a shell of ours. */
+  readonly argv: readonly string[];
+  /** Image reference from the operator's allowlist (containers run it; bwrap runs its rootfs). */
+  readonly image: string;
+  /** Host path of the worker-created work tree, mounted read-only at /work. */
+  readonly worktree: string;
+  /** Working directory relative to /work (already checked by the policy). */
+  readonly cwd: string;
+  /** The whole environment of the sandboxed process (built by the policy's allowlist). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly stdin?: string | Buffer;
+  readonly limits: SandboxLimits;
+  readonly labels: SandboxLabels;
+}
+
+export interface SandboxResult {
+  readonly engine: EngineName;
+  readonly sandboxed: boolean;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly oomKilled: boolean;
+  readonly outputTruncated: boolean;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly durationMs: number;
+}
+
+/** One fresh sandbox per `run`, always destroyed afterwards. */
+export interface SandboxEngine {
+  readonly name: EngineName;
+  run(spec: SandboxSpec): Promise<SandboxResult>;
+  /** Stops what the engine started (a supervised podman service) and removes leftovers. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+
+export type MakeTempDir = (label: string) => Promise<string>;
+
+/**
+ * Registers an afterEach hook that removes every directory made through the returned function
+ * during the test, so a failing test leaves nothing behind in os.tmpdir().
+ */
+export function useTempDirs(): MakeTempDir {
+  const made: string[] = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  return async (label) => {
+    const dir = await mkdtemp(join(tmpdir(), `reviewbot-${label}-`));
+    made.push(dir);
+    return dir;
+  };
+}
