@@ -19,6 +19,7 @@ export const ERROR_CATALOGUE = {
   HEAD_SHA_MISMATCH: { status: 409, retryable: false, summary: "the fetched head is not the commit the job names" },
   CHECKOUT_TOO_LARGE: { status: 413, retryable: false, summary: "the tree exceeds the checkout size limits" },
   LOCK_TIMEOUT: { status: 503, retryable: true, summary: "a clone-cache lock could not be acquired in time" },
+  SANDBOX_UNAVAILABLE: { status: 503, retryable: true, summary: "no sandbox engine can run the helper safely" },
   USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, rm, utimes, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -74,7 +74,13 @@ export class CloneCache {
 
   /** Creates the layout and removes what a crashed process left behind. */
   async init(): Promise<CollectReport> {
-    for (const dir of ["home", "templates", "mirrors", "jobs"]) await mkdir(this.#path(dir), { recursive: true, mode: 0o700 });
+    await mkdir(this.#options.root, { recursive: true, mode: 0o711 });
+    for (const dir of ["home", "templates", "mirrors"]) await mkdir(this.#path(dir), { recursive: true, mode: 0o700 });
+    // Sandboxes run as an unprivileged user that must reach the work tree: job directories can be
+    // traversed (not listed), and their random names are the only way in.
+    await mkdir(this.#path("jobs"), { recursive: true, mode: 0o711 });
+    await chmod(this.#options.root, 0o711);
+    await chmod(this.#path("jobs"), 0o711);
     await writeAskpass(this.#path("askpass"));
     return this.collect();
   }
@@ -94,7 +100,7 @@ export class CloneCache {
     const refPrefix = jobRefPrefix(id);
     // Lock before the directory exists, so a janitor never sees an unlocked job directory.
     const releaseJob = await acquireLock(jobDir, this.#options.lockWaitMs);
-    await mkdir(jobDir, { mode: 0o700 });
+    await mkdir(jobDir, { mode: 0o711 });
     await writeFile(join(jobDir, "mirror"), mirror);
     let released = false;
     const release = async (): Promise<void> => {

@@ -1,0 +1,165 @@
+import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Writable, type Duplex } from "node:stream";
+import type Dockerode from "dockerode";
+import { AppError } from "@reviewbot/core/errors";
+import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
+import { exitStatus } from "./exit-status.js";
+import { OutputBudget } from "./output-budget.js";
+import type { PodmanService } from "./podman-service.js";
+import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+
+export interface ContainerEngineOptions {
+  readonly name: "podman" | "docker";
+  readonly docker: Dockerode;
+  /** `seccomp=` value: a profile path for Podman's API, the profile JSON for Docker's. */
+  readonly seccomp: string;
+  /** Worker-owned directory for per-run stdin files (bind-mounted read-only). */
+  readonly stateDir: string;
+  /** This worker's own supervised Podman service, when it runs one. */
+  readonly service?: PodmanService;
+}
+
+/**
+ * Runs each helper in a fresh container through the Docker Engine API (Podman's or Docker's).
+ * The output streams are attached before start and their end marks the exit, which avoids the
+ * engine's polling `wait` (the slow part of a naive create/start/wait). Containers are removed
+ * in the background after the result is known; `close()` waits for those removals.
+ */
+export class ContainerEngine implements SandboxEngine {
+  readonly name: "podman" | "docker";
+  readonly #docker: Dockerode;
+  readonly #seccomp: string;
+  readonly #service: PodmanService | undefined;
+  readonly #stateDir: string;
+  readonly #live = new Set<Dockerode.Container>();
+  readonly #removals = new Set<Promise<void>>();
+
+  constructor(options: ContainerEngineOptions) {
+    this.name = options.name;
+    this.#docker = options.docker;
+    this.#seccomp = options.seccomp;
+    this.#service = options.service;
+    this.#stateDir = options.stateDir;
+  }
+
+  async run(spec: SandboxSpec): Promise<SandboxResult> {
+    const startedAt = performance.now();
+    await this.#service?.ensureRunning();
+    const deadline = Date.now() + spec.limits.timeoutMs;
+    const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.#stateDir, "stdin-"));
+    try {
+      const stdinFile = stdinDir === null ? undefined : join(stdinDir, "stdin");
+      if (stdinFile !== undefined && spec.stdin !== undefined) await writeFile(stdinFile, spec.stdin, { mode: 0o644 });
+      const container = await this.#create(spec, { seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) });
+      this.#live.add(container);
+      try {
+        return await this.#attachAndRun(container, spec, startedAt);
+      } finally {
+        this.#live.delete(container);
+        this.#remove(container);
+      }
+    } finally {
+      if (stdinDir !== null) await rm(stdinDir, { recursive: true, force: true });
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#live].map((container) => kill(container)));
+    await Promise.allSettled([...this.#removals]);
+    await this.#service?.stop();
+  }
+
+  async #create(spec: SandboxSpec, profile: ContainerProfileOptions): Promise<Dockerode.Container> {
+    try {
+      return await this.#docker.createContainer(containerProfile(spec, profile));
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      const missing = /no such image|image not known|not found/i.test(reason);
+      const message = missing
+        ? `image ${spec.image} is not present on this host (build it with infra/images/build.sh)`
+        : `${this.name} could not create a container: ${reason}`;
+      throw new AppError("SANDBOX_UNAVAILABLE", message, { cause: err });
+    }
+  }
+
+  async #attachAndRun(container: Dockerode.Container, spec: SandboxSpec, startedAt: number): Promise<SandboxResult> {
+    let timedOut = false;
+    let killedByUs = false;
+    const stop = (): void => {
+      killedByUs = true;
+      void kill(container);
+    };
+    const budget = new OutputBudget(spec.limits.outputBytes, stop);
+    const stream = (await container.attach({ stream: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
+    const ended = Promise.race([once(stream, "end"), once(stream, "close")]);
+    const stdout = sink((chunk) => {
+      budget.stdout(chunk);
+    });
+    const stderr = sink((chunk) => {
+      budget.stderr(chunk);
+    });
+    this.#docker.modem.demuxStream(stream, stdout, stderr);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, spec.limits.timeoutMs);
+    try {
+      await container.start();
+      await ended;
+    } finally {
+      clearTimeout(timer);
+      stream.destroy();
+    }
+    const state = await finalState(container);
+    const output = budget.collected();
+    const status = exitStatus(state.ExitCode);
+    return {
+      engine: this.name,
+      sandboxed: true,
+      ...status,
+      timedOut,
+      // Podman 4 on cgroup v1 never sets OOMKilled. Inside a sandbox the only senders of SIGKILL
+      // are the kernel's OOM killer, us, and the process itself; the last can only fake its own
+      // failure, so a SIGKILL we did not send is reported as an OOM kill.
+      oomKilled: state.OOMKilled || (status.signal === "SIGKILL" && !killedByUs),
+      outputTruncated: budget.truncated,
+      stdout: output.stdout,
+      stderr: output.stderr,
+      durationMs: Math.round(performance.now() - startedAt),
+    };
+  }
+
+  #remove(container: Dockerode.Container): void {
+    const removal = container
+      .remove({ force: true, v: true })
+      .then(() => undefined)
+      .catch(() => undefined) // the janitor removes whatever could not be removed here
+      .finally(() => this.#removals.delete(removal));
+    this.#removals.add(removal);
+  }
+}
+
+async function finalState(container: Dockerode.Container): Promise<{ ExitCode: number; OOMKilled: boolean }> {
+  let info = await container.inspect();
+  // The streams can close a moment before the engine records the exit.
+  if (info.State.Running) {
+    await container.wait();
+    info = await container.inspect();
+  }
+  return info.State;
+}
+
+async function kill(container: Dockerode.Container): Promise<void> {
+  await container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+}
+
+function sink(onChunk: (chunk: Buffer) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      onChunk(chunk);
+      callback();
+    },
+  });
+}

@@ -1,0 +1,93 @@
+import { posix } from "node:path";
+import type { ContainerCreateOptions } from "dockerode";
+import type { SandboxSpec } from "./sandbox-spec.js";
+
+/** Labels on every container we create; the janitor finds ours by them. */
+export const LABELS = {
+  managed: "io.reviewbot.managed",
+  job: "io.reviewbot.job",
+  helper: "io.reviewbot.helper",
+  deadline: "io.reviewbot.deadline",
+} as const;
+
+/** The numeric user every helper runs as (the images create it; nothing maps it to a host user). */
+export const SANDBOX_USER = "10001:10001";
+export const WORKTREE_MOUNT = "/work";
+const NPROC_HEADROOM = 8;
+/** At or below the worker's hard limit, which the runtime cannot raise (no CAP_SYS_RESOURCE). */
+const NPROC_CEILING = 4096;
+
+export interface ContainerProfileOptions {
+  /** `seccomp=` value in the form the engine expects: a file path for Podman, JSON for Docker. */
+  readonly seccomp: string;
+  /** Epoch ms after which the janitor may remove the container whatever its state. */
+  readonly deadline: number;
+  /** Host file holding the helper's stdin, when it has one. */
+  readonly stdinFile?: string;
+}
+
+/** Where a run's stdin file is mounted; the image's own sh redirects it (no interpolation). */
+export const STDIN_MOUNT = "/run/reviewbot/stdin";
+
+/**
+ * The hardened create options for one helper run (layer 3): no network, read-only root, no
+ * capabilities, no-new-privileges, our seccomp profile, a non-root numeric user, the work tree
+ * read-only, a small noexec /tmp, memory without extra swap, CPU, pids and rlimits, a private IPC
+ * namespace, an init process, no TTY, no log kept (output is streamed to us and capped).
+ */
+export function containerProfile(spec: SandboxSpec, options: ContainerProfileOptions): ContainerCreateOptions {
+  const { limits } = spec;
+  const nproc = Math.min(limits.pids * NPROC_HEADROOM, NPROC_CEILING);
+  return {
+    Image: spec.image,
+    Entrypoint: [],
+    // The Engine API can only feed stdin through an attached connection that docker-modem leaves
+    // unflushed until written to; a read-only file is simpler and has no such race.
+    Cmd: options.stdinFile === undefined ? [...spec.argv] : ["sh", "-c", `exec "$@" < ${STDIN_MOUNT}`, "sh", ...spec.argv],
+    User: SANDBOX_USER,
+    WorkingDir: posix.join(WORKTREE_MOUNT, spec.cwd),
+    Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
+    Labels: {
+      [LABELS.managed]: "true",
+      [LABELS.job]: spec.labels.jobId,
+      [LABELS.helper]: spec.labels.helper,
+      [LABELS.deadline]: String(options.deadline),
+    },
+    NetworkDisabled: true,
+    Tty: false,
+    AttachStdin: false,
+    OpenStdin: false,
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: {
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges", `seccomp=${options.seccomp}`],
+      // Only the worker-created work tree, never a path taken from the repository.
+      Binds: [
+        `${spec.worktree}:${WORKTREE_MOUNT}:ro,nosuid,nodev`,
+        ...(options.stdinFile === undefined ? [] : [`${options.stdinFile}:${STDIN_MOUNT}:ro,nosuid,nodev,noexec`]),
+      ],
+      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${limits.tmpfsBytes}` },
+      Memory: limits.memoryBytes,
+      MemorySwap: limits.memoryBytes,
+      NanoCpus: Math.round(limits.cpus * 1e9),
+      PidsLimit: limits.pids,
+      // The worker lacks CAP_SYS_RESOURCE: nofile and nproc must be explicit and within its own
+      // hard limits, or the runtime fails with "error setting rlimit" (ARCHITECTURE §6).
+      Ulimits: [
+        { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
+        // RLIMIT_NPROC counts every process of uid 10001 on the host, across concurrent helpers:
+        // a backstop only. The per-container cap is PidsLimit.
+        { Name: "nproc", Soft: nproc, Hard: nproc },
+        { Name: "fsize", Soft: limits.fsizeBytes, Hard: limits.fsizeBytes },
+        { Name: "core", Soft: 0, Hard: 0 },
+      ],
+      IpcMode: "private",
+      Init: true,
+      Privileged: false,
+      LogConfig: { Type: "none", Config: {} },
+    },
+  };
+}

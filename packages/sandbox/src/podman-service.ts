@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Dockerode from "dockerode";
+import { AppError } from "@reviewbot/core/errors";
+
+export interface PodmanServiceOptions {
+  /** Private socket of this worker, e.g. `<state dir>/podman.sock`. */
+  readonly socketPath: string;
+  /** infra/podman/containers.conf: runc, cgroupfs, explicit ulimits (ARCHITECTURE §6). */
+  readonly containersConf: string;
+  readonly startTimeoutMs?: number;
+}
+
+/**
+ * Starts and supervises this worker's own `podman system service` on a private socket. If the
+ * service dies, the next `ensureRunning()` starts it again; until then runs fail as
+ * SANDBOX_UNAVAILABLE and are retried, never run unsandboxed.
+ */
+export class PodmanService {
+  readonly #options: PodmanServiceOptions;
+  #child: ChildProcess | null = null;
+  #starting: Promise<void> | null = null;
+
+  constructor(options: PodmanServiceOptions) {
+    this.#options = options;
+  }
+
+  get socketPath(): string {
+    return this.#options.socketPath;
+  }
+
+  ensureRunning(): Promise<void> {
+    if (this.#child !== null && this.#child.exitCode === null && this.#starting === null) return Promise.resolve();
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = null;
+    });
+    return this.#starting;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    this.#child = null;
+    if (child === null || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    await Promise.race([exited, sleep(5000).then(() => child.kill("SIGKILL"))]);
+  }
+
+  async #start(): Promise<void> {
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin",
+      HOME: process.env.HOME ?? "/root",
+      CONTAINERS_CONF: this.#options.containersConf,
+    };
+    if (process.env.XDG_RUNTIME_DIR !== undefined) env.XDG_RUNTIME_DIR = process.env.XDG_RUNTIME_DIR;
+    const child = spawn("podman", ["system", "service", "--time=0", `unix://${this.#options.socketPath}`], {
+      env,
+      // conmon (Podman 4.3, cgroup v1) drops an empty `oom` marker in its working directory.
+      cwd: dirname(this.#options.socketPath),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-2000);
+    });
+    this.#child = child;
+    const docker = new Dockerode({ socketPath: this.#options.socketPath });
+    const deadline = Date.now() + (this.#options.startTimeoutMs ?? 15_000);
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) break;
+      if (await docker.ping().then(() => true, () => false)) return;
+      await sleep(50);
+    }
+    child.kill("SIGKILL");
+    throw new AppError("SANDBOX_UNAVAILABLE", `podman system service did not become ready: ${stderr.trim() || "no output"}`);
+  }
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { evaluateProbe } from "./probe-checks.js";
+import type { SandboxLimits, SandboxResult } from "./sandbox-spec.js";
+
+const limits: SandboxLimits = {
+  timeoutMs: 10_000,
+  memoryBytes: 268_435_456,
+  cpus: 1,
+  pids: 64,
+  outputBytes: 1_048_576,
+  tmpfsBytes: 16_777_216,
+  nofile: 1024,
+  fsizeBytes: 67_108_864,
+};
+
+const GOOD: Record<string, string> = {
+  uid: "10001",
+  CapEff: "0000000000000000",
+  NoNewPrivs: "1",
+  Seccomp: "2",
+  ifaces: "lo,",
+  memory: "268435456",
+  pids: "64",
+  nofile: "1024",
+  fsize: "131072",
+  rootfs: "read-only",
+  worktree: "read-only",
+  tmp: "writable",
+  userns: "denied",
+};
+
+function result(facts: Record<string, string>, exitCode = 0): SandboxResult {
+  const stdout = Buffer.from(Object.entries(facts).map(([k, v]) => `${k}=${v}`).join("\n"));
+  return { engine: "podman", sandboxed: true, exitCode, signal: null, timedOut: false, oomKilled: false, outputTruncated: false, stdout, stderr: Buffer.alloc(0), durationMs: 1 };
+}
+
+describe("evaluateProbe", () => {
+  it("passes a properly isolated sandbox", () => {
+    expect(evaluateProbe(result(GOOD), limits).filter((check) => !check.ok)).toEqual([]);
+  });
+
+  it.each([
+    ["uid", "0", "non-root user"],
+    ["CapEff", "00000000a80425fb", "capabilities"],
+    ["NoNewPrivs", "0", "no-new-privileges"],
+    ["Seccomp", "0", "seccomp"],
+    ["ifaces", "lo,eth0,", "network"],
+    ["memory", "9223372036854771712", "memory limit"],
+    ["memory", "missing", "memory limit"],
+    ["pids", "max", "pids limit"],
+    ["nofile", "1048576", "nofile limit"],
+    ["fsize", "unlimited", "fsize limit"],
+    ["rootfs", "writable", "read-only root"],
+    ["worktree", "writable", "read-only work tree"],
+    ["tmp", "read-only", "writable /tmp"],
+    ["userns", "allowed", "no user namespaces"],
+  ])("fails when %s is %s", (key, value, check) => {
+    const failed = evaluateProbe(result({ ...GOOD, [key]: value }), limits).filter((c) => !c.ok);
+    expect(failed.map((c) => c.name)).toEqual([check]);
+  });
+
+  it("fails when the probe itself did not run", () => {
+    const failed = evaluateProbe(result({}, 127), limits).filter((c) => !c.ok);
+    expect(failed.map((c) => c.name)).toContain("probe ran");
+  });
+});

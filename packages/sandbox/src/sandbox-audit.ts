@@ -1,0 +1,55 @@
+import type { Logger } from "@reviewbot/core/logger";
+import type { EngineName, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+
+export type RunOutcome = "ok" | "nonzero" | "timeout" | "oom" | "truncated" | "signal" | "engine-error";
+
+/** Counts sandbox runs by engine and outcome, for metrics. */
+export class SandboxCounters {
+  readonly #counts = new Map<string, { engine: EngineName; outcome: RunOutcome; count: number }>();
+
+  record(engine: EngineName, outcome: RunOutcome): void {
+    const key = `${engine}/${outcome}`;
+    const entry = this.#counts.get(key) ?? { engine, outcome, count: 0 };
+    entry.count += 1;
+    this.#counts.set(key, entry);
+  }
+
+  snapshot(): { engine: EngineName; outcome: RunOutcome; count: number }[] {
+    return [...this.#counts.values()].map((entry) => ({ ...entry }));
+  }
+}
+
+/** Infrastructure outcomes first: a helper that timed out did not "find problems". */
+export function runOutcome(result: SandboxResult): RunOutcome {
+  if (result.timedOut) return "timeout";
+  if (result.oomKilled) return "oom";
+  if (result.outputTruncated) return "truncated";
+  if (result.signal !== null) return "signal";
+  return result.exitCode === 0 ? "ok" : "nonzero";
+}
+
+/**
+ * Wraps an engine so that every run writes one structured audit line (job, repo, PR, helper,
+ * engine, image, exit, duration, timeout, OOM, truncation) and is counted.
+ */
+export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: SandboxCounters): SandboxEngine {
+  return {
+    name: engine.name,
+    close: () => engine.close(),
+    async run(spec: SandboxSpec): Promise<SandboxResult> {
+      const fields = { ...spec.labels, engine: engine.name, image: spec.image };
+      try {
+        const result = await engine.run(spec);
+        const outcome = runOutcome(result);
+        counters.record(engine.name, outcome);
+        const { exitCode, signal, timedOut, oomKilled, outputTruncated, durationMs, sandboxed } = result;
+        logger.info({ ...fields, outcome, sandboxed, exitCode, signal, timedOut, oomKilled, outputTruncated, durationMs }, "sandbox run");
+        return result;
+      } catch (err) {
+        counters.record(engine.name, "engine-error");
+        logger.error({ ...fields, outcome: "engine-error", err }, "sandbox run failed");
+        throw err;
+      }
+    },
+  };
+}

@@ -1,0 +1,122 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Dockerode from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import { LABELS } from "@reviewbot/sandbox/container-profile";
+import { reapExpiredContainers } from "@reviewbot/sandbox/container-janitor";
+import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
+import { probeEngine } from "@reviewbot/sandbox/readiness-probe";
+import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { BASE_IMAGE, CONTAINERS_CONF, TEST_LIMITS, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
+
+let stateDir: string;
+let worktree: string;
+let engine: ContainerEngine;
+let docker: Dockerode;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-"));
+  worktree = await mkdtemp(join(tmpdir(), "reviewbot-worktree-"));
+  await chmod(worktree, 0o755);
+  await writeFile(join(worktree, "hello.txt"), "hello from the work tree\n");
+  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+  docker = new Dockerode({ socketPath: join(stateDir, "podman.sock") });
+});
+
+afterAll(async () => {
+  await engine.close();
+  await rm(stateDir, { recursive: true, force: true });
+  await rm(worktree, { recursive: true, force: true });
+});
+
+async function ourContainers(): Promise<string[]> {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] } });
+  return list.map((info) => info.Id);
+}
+
+describe("container engine (rootful Podman through its API)", () => {
+  it("passes its readiness probe", async () => {
+    const report = await probeEngine(engine, { image: BASE_IMAGE, limits: TEST_LIMITS });
+    expect(report.reason).toBeNull();
+    expect(report.ok).toBe(true);
+  });
+
+  it("negative control: the probe refuses a profile without seccomp", async () => {
+    const weakened = new ContainerEngine({ name: "podman", docker, seccomp: "unconfined", stateDir });
+    const report = await probeEngine(weakened, { image: BASE_IMAGE, limits: TEST_LIMITS });
+    expect(report.ok).toBe(false);
+    expect(report.reason).toMatch(/^seccomp: 0/);
+  });
+
+  it("negative control: the probe refuses an engine whose memory and pids limits are dropped", async () => {
+    const dropsLimits: SandboxEngine = {
+      name: "podman",
+      close: () => Promise.resolve(),
+      run: (spec) => engine.run({ ...spec, limits: { ...spec.limits, memoryBytes: 0, pids: 1_000_000 } }),
+    };
+    const report = await probeEngine(dropsLimits, { image: BASE_IMAGE, limits: TEST_LIMITS });
+    expect(report.ok).toBe(false);
+    expect(report.reason).toMatch(/memory limit: .*limit not applied/);
+    expect(report.reason).toMatch(/pids limit: .*limit not applied/);
+  });
+
+  it("runs argv, passes stdin, keeps stdout and stderr apart and reports the exit code", async () => {
+    const result = await engine.run(shellSpec(worktree, "cat; cat /work/hello.txt; echo oops >&2; exit 3", { stdin: "from stdin\n" }));
+    expect(result).toMatchObject({ engine: "podman", sandboxed: true, exitCode: 3, signal: null, timedOut: false, oomKilled: false });
+    expect(result.stdout.toString()).toBe("from stdin\nhello from the work tree\n");
+    expect(result.stderr.toString()).toBe("oops\n");
+  });
+
+  it("returns invalid UTF-8 and NUL bytes exactly", async () => {
+    const result = await engine.run(sandboxSpec(worktree, ["printf", "a\\000b\\377\\376c"]));
+    expect([...result.stdout]).toEqual([0x61, 0, 0x62, 0xff, 0xfe, 0x63]);
+  });
+
+  it("kills a process that ignores SIGTERM at the deadline", async () => {
+    const limits = { ...TEST_LIMITS, timeoutMs: 1000 };
+    const result = await engine.run(shellSpec(worktree, "trap '' TERM; sleep 100", { limits }));
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", exitCode: null });
+    expect(result.durationMs).toBeLessThan(10_000);
+  });
+
+  it("cuts an output flood at the budget and kills the helper", async () => {
+    const result = await engine.run(sandboxSpec(worktree, ["yes", "flood"]));
+    expect(result.outputTruncated).toBe(true);
+    expect(result.stdout.length).toBe(TEST_LIMITS.outputBytes);
+    expect(result.signal).toBe("SIGKILL");
+  });
+
+  it("reports a memory hog as OOM-killed", async () => {
+    const script = "x=$(head -c 400000000 /dev/zero | tr '\\0' a); echo ${#x}";
+    const result = await engine.run(shellSpec(worktree, script));
+    expect(result).toMatchObject({ oomKilled: true, timedOut: false, outputTruncated: false });
+  });
+
+  it("reports a missing image by name", async () => {
+    await expect(engine.run(sandboxSpec(worktree, ["true"], { image: "localhost/reviewbot/absent:latest" }))).rejects.toMatchObject({
+      code: "SANDBOX_UNAVAILABLE",
+      message: expect.stringContaining("localhost/reviewbot/absent:latest") as unknown,
+    });
+  });
+
+  it("the janitor removes a labelled container past its deadline and keeps a live one", async () => {
+    const create = (deadline: number): Promise<Dockerode.Container> =>
+      docker.createContainer({ Image: BASE_IMAGE, Cmd: ["true"], Labels: { [LABELS.managed]: "true", [LABELS.deadline]: String(deadline) } });
+    const stale = await create(Date.now() - 3_600_000);
+    const live = await create(Date.now() + 3_600_000);
+    const removed = await reapExpiredContainers(docker);
+    expect(removed).toContain(stale.id);
+    expect(removed).not.toContain(live.id);
+    await live.remove({ force: true });
+  });
+
+  it("leaves no container behind after close", async () => {
+    await engine.run(sandboxSpec(worktree, ["true"]));
+    const other = await createContainerEngine({ kind: "podman", socketPath: join(stateDir, "podman.sock"), stateDir, containersConf: CONTAINERS_CONF });
+    await other.run(sandboxSpec(worktree, ["true"]));
+    await other.close();
+    expect(await ourContainers()).toEqual([]);
+  });
+});
