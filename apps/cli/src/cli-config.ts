@@ -11,7 +11,13 @@ const positiveInt = z.coerce.number().int().positive();
  */
 export const CliConfig = z
   .object({
-    REVIEWBOT_CACHE_DIR: z.string().min(1).default(join(homedir(), ".cache", "reviewbot")),
+    // As root, a system path: bubblewrap's unprivileged user must reach the rootfs cache and the
+    // work trees, which it cannot under /root.
+    REVIEWBOT_CACHE_DIR: z.string().min(1).default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
+    REVIEWBOT_SANDBOX: z.string().optional(),
+    REVIEWBOT_ENGINE: z.enum(["auto", "podman", "docker", "bwrap"]).default("auto"),
+    REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
+    REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
     REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
     REVIEWBOT_GIT_TIMEOUT_MS: positiveInt.default(120_000),
     REVIEWBOT_LOCK_WAIT_MS: positiveInt.default(300_000),

@@ -1,27 +1,34 @@
 #!/usr/bin/env node
-import { parseArgs } from "node:util";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
+import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { checkoutCommand } from "./checkout-command.js";
-import { loadCliConfig } from "./cli-config.js";
+import { loadCliConfig, type CliConfig } from "./cli-config.js";
+import { parseCommandLine, USAGE } from "./command-line.js";
+import { doctorCommand } from "./doctor-command.js";
+import { sandboxSetup } from "./sandbox-setup.js";
 
-const USAGE = `usage: reviewbot checkout --repo <path-or-url> --base <ref> --head <ref> [--format text|json]
-
-  checkout   fetch base and head into the clone cache, apply the trusted .ai/ overlay
-             (the base commit's .ai/ replaces the PR's) and print the result and the diff
-`;
-
-/** Composition root of the CLI: reads env and argv, builds the clone cache, runs one command. */
+/** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
 async function main(argv: readonly string[]): Promise<number> {
   const config = loadCliConfig(process.env);
   const scrubber = new SecretScrubber();
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
-  const { positionals, values } = parseCommandLine(argv);
-  const [command] = positionals;
-  if (command !== "checkout") throw new AppError("USAGE", command === undefined ? "no command given" : `unknown command "${command}"`);
-  const cache = new CloneCache({
+  const command = parseCommandLine(argv);
+  if (command.name === "doctor") {
+    const outcome = await doctorCommand(sandboxSetup(config, parseOperatorPolicy({})));
+    process.stdout.write(outcome.output);
+    return outcome.exitCode;
+  }
+  const cache = cloneCache(config, scrubber);
+  await cache.init();
+  process.stdout.write(await checkoutCommand(cache, command.args, logger));
+  return 0;
+}
+
+function cloneCache(config: CliConfig, scrubber: SecretScrubber): CloneCache {
+  return new CloneCache({
     root: config.REVIEWBOT_CACHE_DIR,
     allowedProtocols: ["https", "file"],
     gitTimeoutMs: config.REVIEWBOT_GIT_TIMEOUT_MS,
@@ -34,45 +41,6 @@ async function main(argv: readonly string[]): Promise<number> {
     },
     scrubber,
   });
-  await cache.init();
-  const output = await checkoutCommand(cache, { ...requireRefs(values), format: parseFormat(values.format) }, logger);
-  process.stdout.write(output);
-  return 0;
-}
-
-function parseCommandLine(argv: readonly string[]): ReturnType<typeof parse> {
-  try {
-    return parse(argv);
-  } catch (err) {
-    throw new AppError("USAGE", err instanceof Error ? err.message : String(err));
-  }
-}
-
-function parse(argv: readonly string[]) {
-  return parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      repo: { type: "string" },
-      base: { type: "string" },
-      head: { type: "string" },
-      format: { type: "string", default: "text" },
-    },
-  });
-}
-
-function requireRefs(values: { repo?: string; base?: string; head?: string }): { repo: string; base: string; head: string } {
-  const { repo, base, head } = values;
-  if (repo === undefined || base === undefined || head === undefined) {
-    throw new AppError("USAGE", "--repo, --base and --head are required");
-  }
-  return { repo, base, head };
-}
-
-function parseFormat(format: string | undefined): "text" | "json" {
-  if (format === "text" || format === "json") return format;
-  throw new AppError("USAGE", `--format must be text or json, not "${String(format)}"`);
 }
 
 main(process.argv.slice(2)).then(
@@ -82,7 +50,7 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     const message = isAppError(err) ? `${err.code}: ${err.message}` : String(err);
     process.stderr.write(`reviewbot: ${message}\n`);
-    if (isAppError(err) && err.code === "USAGE") process.stderr.write(USAGE);
+    if (err instanceof AppError && err.code === "USAGE") process.stderr.write(USAGE);
     process.exitCode = 2;
   },
 );

@@ -17,7 +17,11 @@ describe("parseOperatorPolicy", () => {
         nofile: 1024,
         fsizeBytes: 256 * MiB,
       },
-      images: { base: "localhost/reviewbot/base:latest" },
+      images: {
+        base: "localhost/reviewbot/base:latest",
+        python: "localhost/reviewbot/python:latest",
+        node: "localhost/reviewbot/node:latest",
+      },
       defaultImage: "base",
     });
   });
@@ -54,7 +58,7 @@ describe("parseOperatorPolicy", () => {
     ["an image reference with a space", { images: { base: "x --privileged" } }, "images.base: is not an image reference"],
     ["an empty image reference", { images: { base: "" } }, "images.base: is not an image reference"],
     ["a default image missing from the allowlist", { images: { python: "py:3" } }, 'defaultImage: "base" is not a key of images (python)'],
-    ["an unknown default image", { defaultImage: "node" }, 'defaultImage: "node" is not a key of images (base)'],
+    ["an unknown default image", { defaultImage: "ruby" }, 'defaultImage: "ruby" is not a key of images (base, python, node)'],
     ["a __proto__ image name", JSON.parse('{"images": {"base": "b", "__proto__": "x"}}'), "images.__proto__: is not allowed as a key"],
     ["null", null, "(root): Invalid input: expected object, received null"],
     ["an array", [], "(root): Invalid input: expected object, received array"],

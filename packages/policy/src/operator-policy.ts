@@ -47,7 +47,12 @@ export type OperatorLimits = z.infer<typeof OperatorLimits>;
 export const OperatorPolicy = z
   .strictObject({
     limits: OperatorLimits.prefault({}),
-    images: ImageAllowlist.default({ base: "localhost/reviewbot/base:latest" }).readonly(),
+    // The images scripts/setup.sh builds (infra/images).
+    images: ImageAllowlist.default({
+      base: "localhost/reviewbot/base:latest",
+      python: "localhost/reviewbot/python:latest",
+      node: "localhost/reviewbot/node:latest",
+    }).readonly(),
     defaultImage: z.string().default("base"),
   })
   .superRefine((policy, ctx) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluateProbe, PROBE_SCRIPT, type ProbeCheck } from "./probe-checks.js";
@@ -29,6 +29,8 @@ export interface ProbeOptions {
 export async function probeEngine(engine: SandboxEngine, options: ProbeOptions): Promise<ProbeReport> {
   const startedAt = performance.now();
   const worktree = await mkdtemp(join(tmpdir(), "reviewbot-probe-"));
+  // The sandbox user (bwrap) and uid 10001 (containers) must be able to enter it.
+  await chmod(worktree, 0o755);
   try {
     const result = await engine.run({
       argv: ["sh", "-c", PROBE_SCRIPT],

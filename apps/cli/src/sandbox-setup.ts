@@ -1,0 +1,34 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
+import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
+import { parseSandboxMode } from "@reviewbot/policy/sandbox-mode";
+import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
+import type { SandboxEngineName, SandboxSetup } from "@reviewbot/sandbox/prepare-sandbox";
+import type { CliConfig } from "./cli-config.js";
+
+/** The repository's Podman settings (runc, cgroupfs, explicit ulimits), next to the built CLI. */
+const CONTAINERS_CONF = fileURLToPath(new URL("../../../infra/podman/containers.conf", import.meta.url));
+
+/**
+ * The sandbox settings from the operator's configuration. `auto` tries the rootful container
+ * engine first (strongest isolation: its own mount, PID, network and IPC namespaces plus cgroup
+ * limits), then Docker when a socket is configured, then bubblewrap.
+ */
+export function sandboxSetup(config: CliConfig, operator: OperatorPolicy): SandboxSetup {
+  const engines: SandboxEngineName[] =
+    config.REVIEWBOT_ENGINE === "auto"
+      ? ["podman", ...(config.REVIEWBOT_DOCKER_SOCKET === undefined ? [] : (["docker"] as const)), "bwrap"]
+      : [config.REVIEWBOT_ENGINE];
+  return {
+    mode: parseSandboxMode(config.REVIEWBOT_SANDBOX),
+    engines,
+    stateDir: join(config.REVIEWBOT_CACHE_DIR, "sandbox"),
+    containersConf: CONTAINERS_CONF,
+    ...(config.REVIEWBOT_PODMAN_SOCKET === undefined ? {} : { podmanSocket: config.REVIEWBOT_PODMAN_SOCKET }),
+    ...(config.REVIEWBOT_DOCKER_SOCKET === undefined ? {} : { dockerSocket: config.REVIEWBOT_DOCKER_SOCKET }),
+    images: Object.values(operator.images),
+    probeImage: operator.images[operator.defaultImage] ?? "",
+    limits: sandboxLimits(helperCeilings(operator.limits)),
+  };
+}

@@ -1,0 +1,158 @@
+import { randomUUID } from "node:crypto";
+import { access, constants } from "node:fs/promises";
+import { AppError } from "@reviewbot/core/errors";
+import { bwrapArgs } from "./bwrap-args.js";
+import { BWRAP_BINARIES, bwrapCommand } from "./bwrap-command.js";
+import { closeInheritedFds } from "./bwrap-inherited-fds.js";
+import { BwrapProcess } from "./bwrap-process.js";
+import { DEFAULT_CGROUP_LAYOUT, runCgroupDir, type CgroupLayout } from "./cgroup-limits.js";
+import { cgroupV1Available, RunCgroup } from "./cgroup-v1.js";
+import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
+import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+import { assertReachableBy, DEFAULT_SANDBOX_USER, resolveSandboxUser, type SandboxUser } from "./sandbox-user.js";
+import { compileSeccompFilter } from "./seccomp-bpf.js";
+
+export interface BwrapEngineOptions {
+  /** Image references runs may name (the operator allowlist's values); extracted by `create`. */
+  readonly images: readonly string[];
+  /** Where extracted rootfs are cached; it and its ancestors must be searchable by the sandbox user. */
+  readonly cacheDir: string;
+  /** Host user bwrap runs as when the worker is root; default `reviewbot-sandbox`. */
+  readonly sandboxUser?: string;
+  readonly cgroupLayout?: CgroupLayout;
+  /** Told when removing a run's cgroups failed; the run's result is returned all the same. */
+  readonly onCleanupError?: (err: unknown, runId: string) => void;
+}
+
+/**
+ * Runs each spec in a fresh bubblewrap sandbox whose `/` is the helper image's filesystem, as an
+ * unprivileged host user (never host root), under prlimit rlimits and, for a root worker on cgroup
+ * v1, per-run memory, pids and CPU cgroups joined before bwrap starts. Every result is sandboxed.
+ */
+export class BwrapEngine implements SandboxEngine {
+  readonly name = "bwrap";
+  readonly user: SandboxUser;
+  /** False when runs get no memory, pids or CPU limit (not root, or no cgroup v1); the probe says so. */
+  readonly cgroupLimits: boolean;
+  /** Descriptors the worker inherited without close-on-exec and `create` closed (log them). */
+  readonly closedInheritedFds: readonly number[];
+  readonly #images: ReadonlyMap<string, ImageRootfs>;
+  readonly #layout: CgroupLayout;
+  readonly #seccomp = compileSeccompFilter();
+  readonly #onCleanupError: (err: unknown, runId: string) => void;
+  readonly #live = new Set<BwrapProcess>();
+  readonly #runs = new Set<Promise<unknown>>();
+  #closed = false;
+
+  private constructor(
+    options: BwrapEngineOptions,
+    user: SandboxUser,
+    cgroups: boolean,
+    images: ReadonlyMap<string, ImageRootfs>,
+    closedFds: readonly number[],
+  ) {
+    this.user = user;
+    this.cgroupLimits = cgroups;
+    this.#images = images;
+    this.closedInheritedFds = closedFds;
+    this.#layout = options.cgroupLayout ?? DEFAULT_CGROUP_LAYOUT;
+    this.#onCleanupError = options.onCleanupError ?? (() => undefined);
+  }
+
+  /**
+   * Resolves the sandbox user, detects cgroup v1, extracts every image's rootfs (the only step
+   * that uses the Podman CLI; runs never do) and closes descriptors the worker inherited without
+   * close-on-exec.
+   *
+   * @throws AppError `SANDBOX_UNAVAILABLE` when the sandbox would run as root, the user, bwrap,
+   *   prlimit or an image is missing, or the cache is out of the sandbox user's reach.
+   */
+  static async create(options: BwrapEngineOptions): Promise<BwrapEngine> {
+    const user = await resolveSandboxUser(options.sandboxUser ?? DEFAULT_SANDBOX_USER);
+    for (const binary of Object.values(BWRAP_BINARIES)) {
+      await access(binary, constants.X_OK).catch((err: unknown) => {
+        throw new AppError("SANDBOX_UNAVAILABLE", `${binary} is missing or not executable`, { cause: err });
+      });
+    }
+    const cgroups = await cgroupV1Available(options.cgroupLayout ?? DEFAULT_CGROUP_LAYOUT);
+    const images = new Map<string, ImageRootfs>();
+    for (const reference of new Set(options.images)) {
+      const prepared = await prepareImageRootfs(reference, { cacheDir: options.cacheDir });
+      await assertReachableBy(prepared.rootfs, user);
+      images.set(reference, prepared);
+    }
+    // bwrap hands every descriptor without close-on-exec to the sandbox.
+    const closedFds = closeInheritedFds();
+    return new BwrapEngine(options, user, cgroups, images, closedFds);
+  }
+
+  /**
+   * Runs `spec` to completion: killed at its deadline or once its output budget is spent; its
+   * cgroups removed and leftovers killed however it ends.
+   *
+   * @throws AppError `SANDBOX_UNAVAILABLE` (engine closed, image not prepared, bwrap or cgroup
+   *   failure) or `POLICY_DENIED` (a cwd outside /work, an invalid argv or environment).
+   */
+  run(spec: SandboxSpec): Promise<SandboxResult> {
+    const run = this.#run(spec);
+    this.#runs.add(run);
+    void run.catch(() => undefined).finally(() => this.#runs.delete(run));
+    return run;
+  }
+
+  /** Kills every run in flight and waits for their cleanup; idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const running of this.#live) running.kill();
+    await Promise.allSettled([...this.#runs]);
+  }
+
+  async #run(spec: SandboxSpec): Promise<SandboxResult> {
+    this.#assertOpen();
+    const image = this.#images.get(spec.image);
+    if (image === undefined) {
+      const prepared = [...this.#images.keys()].join(", ");
+      throw new AppError("SANDBOX_UNAVAILABLE", `helper image ${spec.image} was not prepared for bwrap (prepared: ${prepared})`);
+    }
+    const runId = randomUUID();
+    const cgroupDirs = this.cgroupLimits
+      ? { memory: runCgroupDir(this.#layout, "memory", runId), pids: runCgroupDir(this.#layout, "pids", runId) }
+      : undefined;
+    const args = bwrapArgs({
+      rootfs: image.rootfs,
+      worktree: spec.worktree,
+      cwd: spec.cwd,
+      env: spec.env,
+      argv: spec.argv,
+      tmpfsBytes: spec.limits.tmpfsBytes,
+      cgroupDirs,
+    });
+    await assertReachableBy(spec.worktree, this.user);
+
+    const cgroup = this.cgroupLimits ? await RunCgroup.create(this.#layout, runId, spec.limits, this.user) : undefined;
+    try {
+      this.#assertOpen();
+      const sandbox = BwrapProcess.start({
+        command: bwrapCommand(args, spec.limits, cgroup?.procsFiles ?? []),
+        user: this.user,
+        seccomp: this.#seccomp,
+        stdin: spec.stdin,
+        timeoutMs: spec.limits.timeoutMs,
+        outputBytes: spec.limits.outputBytes,
+        killOthers: () => void cgroup?.killAll().catch(() => undefined),
+      });
+      this.#live.add(sandbox);
+      const exit = await sandbox.done.finally(() => this.#live.delete(sandbox));
+      const oomKilled = (await cgroup?.oomKilled().catch(() => false)) ?? false;
+      return { engine: this.name, sandboxed: true, oomKilled, ...exit };
+    } finally {
+      await cgroup?.remove().catch((err: unknown) => {
+        this.#onCleanupError(err, runId);
+      });
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new AppError("SANDBOX_UNAVAILABLE", "the bwrap engine is closed");
+  }
+}

@@ -1,0 +1,92 @@
+import { chmod, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { SandboxMode } from "@reviewbot/policy/sandbox-mode";
+import { BwrapEngine } from "./bwrap-engine.js";
+import { createContainerEngine } from "./create-container-engine.js";
+import { NoneEngine } from "./none-engine.js";
+import { probeEngine, type ProbeReport } from "./readiness-probe.js";
+import type { SandboxEngine, SandboxLimits } from "./sandbox-spec.js";
+import { selectEngine, type Candidate, type Selection } from "./select-engine.js";
+
+export type SandboxEngineName = "podman" | "docker" | "bwrap";
+
+export interface SandboxSetup {
+  readonly mode: SandboxMode;
+  /** Engines to try, strongest first. */
+  readonly engines: readonly SandboxEngineName[];
+  /** Worker-owned directory (private Podman socket, seccomp profile, bwrap rootfs cache). */
+  readonly stateDir: string;
+  readonly containersConf: string;
+  readonly podmanSocket?: string;
+  readonly dockerSocket?: string;
+  /** Every allowlisted image reference (bwrap extracts each one's rootfs up front). */
+  readonly images: readonly string[];
+  /** The image the readiness probe runs in. */
+  readonly probeImage: string;
+  readonly limits: SandboxLimits;
+}
+
+export interface PreparedSandbox {
+  readonly selection: Selection;
+  /** One report per engine tried, in order (a creation failure is a failed report). */
+  readonly reports: readonly ProbeReport[];
+}
+
+export interface ProbedEngines {
+  /** Engines that could be created, with their probe (passed or not), in order. */
+  readonly candidates: readonly Candidate[];
+  /** One report per engine tried, in order (a creation failure is a failed report). */
+  readonly reports: readonly ProbeReport[];
+}
+
+/** Creates each configured engine and runs its readiness probe. The caller closes the engines. */
+export async function probeSandboxEngines(setup: SandboxSetup): Promise<ProbedEngines> {
+  // bubblewrap's unprivileged user must traverse it to reach the extracted image rootfs.
+  await mkdir(setup.stateDir, { recursive: true, mode: 0o711 });
+  await chmod(setup.stateDir, 0o711);
+  const candidates: Candidate[] = [];
+  const reports: ProbeReport[] = [];
+  for (const name of setup.engines) {
+    const startedAt = performance.now();
+    try {
+      const engine = await createEngine(name, setup);
+      const probe = await probeEngine(engine, { image: setup.probeImage, limits: setup.limits });
+      candidates.push({ engine, probe });
+      reports.push(probe);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      reports.push({ engine: name, ok: false, checks: [], reason, durationMs: Math.round(performance.now() - startedAt) });
+    }
+  }
+  return { candidates, reports };
+}
+
+/**
+ * Probes the configured engines and selects one under the sandbox mode (see selectEngine); the
+ * engines not selected are closed. Under `require` with no engine ready this throws
+ * SANDBOX_UNAVAILABLE naming every engine's reason.
+ */
+export async function prepareSandbox(setup: SandboxSetup): Promise<PreparedSandbox> {
+  const none = new NoneEngine();
+  if (setup.mode === "off") return { selection: selectEngine("off", [], none), reports: [] };
+  const { candidates, reports } = await probeSandboxEngines(setup);
+  try {
+    const selection = selectEngine(setup.mode, candidates, none);
+    await Promise.all(candidates.filter((c) => c.engine !== selection.engine).map((c) => c.engine.close()));
+    return { selection, reports };
+  } catch (err) {
+    await Promise.all(candidates.map((c) => c.engine.close()));
+    throw err;
+  }
+}
+
+function createEngine(name: SandboxEngineName, setup: SandboxSetup): Promise<SandboxEngine> {
+  if (name === "bwrap") return BwrapEngine.create({ images: setup.images, cacheDir: setup.stateDir });
+  const socketPath = name === "podman" ? setup.podmanSocket : (setup.dockerSocket ?? "/var/run/docker.sock");
+  return createContainerEngine({
+    kind: name,
+    stateDir: join(setup.stateDir, name),
+    containersConf: setup.containersConf,
+    ...(socketPath === undefined ? {} : { socketPath }),
+  });
+}
