@@ -26,6 +26,7 @@ export function useBwrapEngine(): BwrapFixture {
     fixture.worktree = await reachableTempDir("bwrap-worktree");
     await writeFile(join(fixture.worktree, "hello.txt"), "hello from the work tree\n");
     fixture.engine = await BwrapEngine.create({ images: [BASE_IMAGE], cacheDir: fixture.cacheDir });
+    for (const dir of await runCgroups()) baseline.add(dir);
   });
   afterAll(async () => {
     await fixture.engine.close();
@@ -42,8 +43,15 @@ export async function reachableTempDir(label: string): Promise<string> {
   return dir;
 }
 
-/** Run directories left under `/sys/fs/cgroup/<controller>/reviewbot/`. */
+/** Run directories under `/sys/fs/cgroup/<controller>/reviewbot/` when the suite started (another process's). */
+const baseline = new Set<string>();
+
+/** Run directories left under `/sys/fs/cgroup/<controller>/reviewbot/` since the suite started. */
 export async function leftoverRunCgroups(): Promise<string[]> {
+  return (await runCgroups()).filter((dir) => !baseline.has(dir));
+}
+
+async function runCgroups(): Promise<string[]> {
   const left: string[] = [];
   for (const controller of ["memory", "pids", "cpu"]) {
     const parent = join(DEFAULT_CGROUP_LAYOUT.root, controller, DEFAULT_CGROUP_LAYOUT.parent);

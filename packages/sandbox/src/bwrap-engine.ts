@@ -6,11 +6,14 @@ import { BWRAP_BINARIES, bwrapCommand } from "./bwrap-command.js";
 import { closeInheritedFds } from "./bwrap-inherited-fds.js";
 import { BwrapProcess } from "./bwrap-process.js";
 import { DEFAULT_CGROUP_LAYOUT, runCgroupDir, type CgroupLayout } from "./cgroup-limits.js";
-import { cgroupV1Available, RunCgroup } from "./cgroup-v1.js";
+import { cgroupV1Available, reapStaleRunCgroups, RunCgroup } from "./cgroup-v1.js";
 import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 import { assertReachableBy, DEFAULT_SANDBOX_USER, resolveSandboxUser, type SandboxUser } from "./sandbox-user.js";
 import { compileSeccompFilter } from "./seccomp-bpf.js";
+
+/** Run cgroups older than this at start-up were left by a crashed worker (no run lasts an hour). */
+const STALE_RUN_CGROUP_MS = 60 * 60 * 1000;
 
 export interface BwrapEngineOptions {
   /** Image references runs may name (the operator allowlist's values); extracted by `create`. */
@@ -74,7 +77,9 @@ export class BwrapEngine implements SandboxEngine {
         throw new AppError("SANDBOX_UNAVAILABLE", `${binary} is missing or not executable`, { cause: err });
       });
     }
-    const cgroups = await cgroupV1Available(options.cgroupLayout ?? DEFAULT_CGROUP_LAYOUT);
+    const layout = options.cgroupLayout ?? DEFAULT_CGROUP_LAYOUT;
+    const cgroups = await cgroupV1Available(layout);
+    if (cgroups) await reapStaleRunCgroups(layout, STALE_RUN_CGROUP_MS);
     const images = new Map<string, ImageRootfs>();
     for (const reference of new Set(options.images)) {
       const prepared = await prepareImageRootfs(reference, { cacheDir: options.cacheDir });

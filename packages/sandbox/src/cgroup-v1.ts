@@ -1,4 +1,4 @@
-import { access, chown, mkdir, readFile, rmdir, writeFile } from "node:fs/promises";
+import { access, chown, mkdir, readdir, readFile, rmdir, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "@reviewbot/core/errors";
@@ -160,3 +160,35 @@ async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+/**
+ * Start-up janitor: removes run cgroups older than `maxAgeMs` that a crashed worker left behind,
+ * killing anything still in them. Young ones may belong to a live run of another worker process.
+ * Returns the directories removed.
+ */
+export async function reapStaleRunCgroups(layout: CgroupLayout, maxAgeMs: number, now = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  for (const controller of CGROUP_CONTROLLERS) {
+    const parent = join(layout.root, controller, layout.parent);
+    const entries = await readdir(parent, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries.filter((e) => e.isDirectory())) {
+      const dir = join(parent, entry.name);
+      const age = now - (await stat(dir)).mtimeMs;
+      if (age < maxAgeMs) continue;
+      const procs = await readFile(join(dir, "cgroup.procs"), "utf8").catch(() => "");
+      for (const pid of procs.split("\n").filter((line) => /^\d+$/.test(line))) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // Already gone.
+        }
+      }
+      await rmdir(dir).then(
+        () => removed.push(dir),
+        () => undefined,
+      );
+    }
+  }
+  return removed;
+}
+

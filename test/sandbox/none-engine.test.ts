@@ -1,0 +1,37 @@
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NoneEngine } from "@reviewbot/sandbox/none-engine";
+import { TEST_LIMITS, shellSpec } from "../support/sandbox-specs.js";
+
+let worktree: string;
+const engine = new NoneEngine();
+
+beforeAll(async () => {
+  worktree = await mkdtemp(join(tmpdir(), "reviewbot-none-"));
+  await chmod(worktree, 0o755);
+});
+
+afterAll(async () => {
+  await engine.close();
+  await rm(worktree, { recursive: true, force: true });
+});
+
+describe("unsandboxed engine (sandbox mode off)", () => {
+  it("marks every result unsandboxed and passes only the spec's environment", async () => {
+    process.env.REVIEWBOT_TEST_WORKER_SECRET = "worker-only-value-1234";
+    const result = await engine.run(shellSpec(worktree, "env; pwd", { env: { PATH: "/usr/bin:/bin", ONLY: "this" } }));
+    delete process.env.REVIEWBOT_TEST_WORKER_SECRET;
+    expect(result).toMatchObject({ engine: "none", sandboxed: false, exitCode: 0 });
+    expect(result.stdout.toString()).toContain("ONLY=this");
+    expect(result.stdout.toString()).not.toContain("worker-only-value-1234");
+    expect(result.stdout.toString()).toContain(worktree);
+  });
+
+  it("still kills the whole process group at the deadline", async () => {
+    const limits = { ...TEST_LIMITS, timeoutMs: 500 };
+    const result = await engine.run(shellSpec(worktree, "(trap '' TERM; sleep 60) & trap '' TERM; sleep 60", { limits }));
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL" });
+  });
+});
