@@ -1,44 +1,73 @@
 import { parseArgs } from "node:util";
 import { AppError } from "@reviewbot/core/errors";
+import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { CheckoutArgs } from "./checkout-command.js";
+import type { FailLevel, ReviewArgs } from "./review-command.js";
 
 export const USAGE = `usage: reviewbot <command> [options]
 
+  review   --repo <path-or-url> --base <ref> --head <ref>
+           [--engine auto|podman|docker|bwrap|none] [--format text|json|sarif] [--output <file>]
+           [--filter-mode added|diff_context|file|nofilter] [--fail-level none|notice|warning|error]
+             review the PR head against the base: helpers from the base's .ai/, each in a sandbox;
+             exit 1 when a finding reaches --fail-level (default error), 2 on errors
   checkout --repo <path-or-url> --base <ref> --head <ref> [--format text|json]
-             fetch base and head into the clone cache, apply the trusted .ai/ overlay
-             (the base commit's .ai/ replaces the PR's) and print the result and the diff
-  doctor     probe every configured sandbox engine from inside a sandbox and say which one
-             the configured sandbox mode would use; exit 1 when the mode cannot be met
+             fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
+  doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
+             configured sandbox mode cannot be met
 `;
 
-export type Command = { readonly name: "checkout"; readonly args: CheckoutArgs } | { readonly name: "doctor" };
+export type EngineChoice = "auto" | "podman" | "docker" | "bwrap" | "none";
+
+export type Command =
+  | { readonly name: "review"; readonly args: ReviewArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
+  | { readonly name: "checkout"; readonly args: CheckoutArgs }
+  | { readonly name: "doctor" };
+
+const OPTIONS = {
+  repo: { type: "string" },
+  base: { type: "string" },
+  head: { type: "string" },
+  format: { type: "string", default: "text" },
+  engine: { type: "string" },
+  output: { type: "string" },
+  "filter-mode": { type: "string", default: "added" },
+  "fail-level": { type: "string", default: "error" },
+} as const;
 
 /** Parses argv strictly; anything unexpected is a USAGE error naming it. */
 export function parseCommandLine(argv: readonly string[]): Command {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        repo: { type: "string" },
-        base: { type: "string" },
-        head: { type: "string" },
-        format: { type: "string", default: "text" },
-      },
-    });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: OPTIONS });
   } catch (err) {
     throw new AppError("USAGE", err instanceof Error ? err.message : String(err));
   }
   const [name, ...rest] = parsed.positionals;
   if (rest.length > 0) throw new AppError("USAGE", `unexpected argument "${rest.join(" ")}"`);
   if (name === "doctor") return { name };
-  if (name !== "checkout") throw new AppError("USAGE", name === undefined ? "no command given" : `unknown command "${name}"`);
-  const { repo, base, head, format } = parsed.values;
-  if (repo === undefined || base === undefined || head === undefined) {
-    throw new AppError("USAGE", "--repo, --base and --head are required");
+  if (name !== "checkout" && name !== "review") {
+    throw new AppError("USAGE", name === undefined ? "no command given" : `unknown command "${name}"`);
   }
-  if (format !== "text" && format !== "json") throw new AppError("USAGE", `--format must be text or json, not "${format}"`);
-  return { name, args: { repo, base, head, format } };
+  const { repo, base, head } = parsed.values;
+  if (repo === undefined || base === undefined || head === undefined) throw new AppError("USAGE", "--repo, --base and --head are required");
+  if (name === "checkout") return { name, args: { repo, base, head, format: oneOf("--format", parsed.values.format, ["text", "json"]) } };
+  return {
+    name,
+    args: {
+      repo,
+      base,
+      head,
+      format: oneOf("--format", parsed.values.format, ["text", "json", "sarif"]),
+      filterMode: oneOf<FilterMode>("--filter-mode", parsed.values["filter-mode"], FILTER_MODES),
+      failLevel: oneOf<FailLevel>("--fail-level", parsed.values["fail-level"], ["none", "notice", "warning", "error"]),
+    },
+    engine: parsed.values.engine === undefined ? undefined : oneOf<EngineChoice>("--engine", parsed.values.engine, ["auto", "podman", "docker", "bwrap", "none"]),
+    output: parsed.values.output,
+  };
+}
+
+function oneOf<T extends string>(option: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new AppError("USAGE", `${option} must be one of ${allowed.join(", ")}, not "${value}"`);
 }

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
+import { writeFile } from "node:fs/promises";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
+import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { checkoutCommand } from "./checkout-command.js";
 import { loadCliConfig, type CliConfig } from "./cli-config.js";
-import { parseCommandLine, USAGE } from "./command-line.js";
+import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
+import { reviewCommand } from "./review-command.js";
 import { sandboxSetup } from "./sandbox-setup.js";
 
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
@@ -16,15 +19,42 @@ async function main(argv: readonly string[]): Promise<number> {
   const scrubber = new SecretScrubber();
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const command = parseCommandLine(argv);
+  const operator = parseOperatorPolicy({});
   if (command.name === "doctor") {
-    const outcome = await doctorCommand(sandboxSetup(config, parseOperatorPolicy({})));
+    const outcome = await doctorCommand(sandboxSetup(config, operator));
     process.stdout.write(outcome.output);
     return outcome.exitCode;
   }
   const cache = cloneCache(config, scrubber);
   await cache.init();
-  process.stdout.write(await checkoutCommand(cache, command.args, logger));
-  return 0;
+  if (command.name === "checkout") {
+    process.stdout.write(await checkoutCommand(cache, command.args, logger));
+    return 0;
+  }
+  const setup = sandboxSetup(withEngine(config, command.engine), operator);
+  const { selection } = await prepareSandbox(setup);
+  if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
+  try {
+    const colour = command.output === undefined && process.stdout.isTTY;
+    const outcome = await reviewCommand(command.args, { cache, engine: selection.engine, operator, logger, colour });
+    if (command.output === undefined) process.stdout.write(outcome.output);
+    else await writeFile(command.output, outcome.output);
+    return outcome.exitCode;
+  } finally {
+    await selection.engine.close();
+  }
+}
+
+/** `--engine` overrides REVIEWBOT_ENGINE; `none` is only the explicit escape hatch of mode off. */
+function withEngine(config: CliConfig, engine: EngineChoice | undefined): CliConfig {
+  if (engine === undefined) return config;
+  if (engine === "none") {
+    if (config.REVIEWBOT_SANDBOX !== "off") {
+      throw new AppError("USAGE", "--engine none runs helpers unsandboxed; it needs REVIEWBOT_SANDBOX=off");
+    }
+    return config;
+  }
+  return { ...config, REVIEWBOT_ENGINE: engine };
 }
 
 function cloneCache(config: CliConfig, scrubber: SecretScrubber): CloneCache {

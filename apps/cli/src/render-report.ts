@@ -1,0 +1,49 @@
+import type { Finding } from "@reviewbot/review/findings/finding";
+import type { Report } from "@reviewbot/review/pipeline/report";
+import { renderSarif } from "./render-sarif.js";
+
+export type ReportFormat = "text" | "json" | "sarif";
+
+const COLOURS = { error: "\u001b[31m", warning: "\u001b[33m", notice: "\u001b[36m", dim: "\u001b[2m", reset: "\u001b[0m" } as const;
+
+/** One document for machines (`json`, `sarif`), or a report for people grouped by file. */
+export function renderReport(report: Report, format: ReportFormat, colour: boolean): string {
+  if (format === "json") return `${JSON.stringify(report, null, 2)}\n`;
+  if (format === "sarif") return `${JSON.stringify(renderSarif(report), null, 2)}\n`;
+  const paint = (code: keyof typeof COLOURS, text: string): string => (colour ? `${COLOURS[code]}${text}${COLOURS.reset}` : text);
+  const lines = [
+    `reviewbot: ${report.repo}  ${report.base.ref}@${report.base.sha.slice(0, 12)} ← ${report.head.ref}@${report.head.sha.slice(0, 12)}`,
+    `engine: ${report.engine}${report.sandboxed ? "" : paint("error", " (UNSANDBOXED)")}   .ai/: ${describeOverlay(report)}`,
+  ];
+  if (report.overlay.ignoredPrChanges.length > 0) {
+    lines.push(paint("warning", `the PR's changes to ${report.overlay.ignoredPrChanges.join(", ")} were ignored: .ai/ comes from the base`));
+  }
+  if (report.context !== null) lines.push(`context-script: ${report.context.outcome}, ${report.context.skipFiles.length} file(s) skipped`);
+  for (const error of report.config.errors) lines.push(paint("error", `config: ${error.message}`));
+  for (const helper of report.helpers) {
+    lines.push(`helper ${helper.name} [${helper.image}, ${helper.engine}]: ${helper.outcome}, ${helper.findings.length} finding(s), ${helper.durationMs} ms`);
+  }
+  lines.push("");
+  const byFile = new Map<string, Finding[]>();
+  for (const finding of report.findings) byFile.set(finding.path, [...(byFile.get(finding.path) ?? []), finding]);
+  for (const [path, findings] of [...byFile.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(path);
+    for (const finding of findings) {
+      const where = finding.line === null ? "" : `${finding.line}${finding.column === null ? "" : `:${finding.column}`}`;
+      const rule = finding.rule === null ? "" : paint("dim", ` (${finding.rule})`);
+      lines.push(`  ${where.padEnd(8)} ${paint(finding.severity, finding.severity.padEnd(7))} ${finding.message}${rule} ${paint("dim", `[${finding.helper}]`)}`);
+    }
+  }
+  lines.push(
+    "",
+    `${report.findings.length} finding(s) on the PR's ${report.filtered.mode === "added" ? "added lines" : `diff (${report.filtered.mode})`}; ${report.filtered.dropped} elsewhere not shown`,
+  );
+  for (const error of report.errors) lines.push(paint("warning", `note: ${error}`));
+  return `${lines.join("\n")}\n`;
+}
+
+function describeOverlay(report: Report): string {
+  if (report.overlay.source === "base") return "from the base commit (the PR's .ai/ is ignored)";
+  if (report.overlay.source === "absent") return "none on the base commit";
+  return `failed closed: ${report.overlay.reason ?? "base unreadable"}`;
+}

@@ -1,0 +1,45 @@
+import { resolve } from "node:path";
+import type { Logger } from "@reviewbot/core/logger";
+import type { CloneCache } from "@reviewbot/overlay/clone-cache";
+import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
+import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
+import type { FindingSeverity } from "@reviewbot/review/findings/finding";
+import type { Report } from "@reviewbot/review/pipeline/report";
+import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
+import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { renderReport, type ReportFormat } from "./render-report.js";
+
+export type FailLevel = "none" | FindingSeverity;
+
+export interface ReviewArgs {
+  readonly repo: string;
+  readonly base: string;
+  readonly head: string;
+  readonly format: ReportFormat;
+  readonly filterMode: FilterMode;
+  readonly failLevel: FailLevel;
+}
+
+const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2, error: 3 };
+
+/**
+ * `reviewbot review`: the whole pipeline on a repository treated as a remote (`--base` is the
+ * trusted side). Returns the rendered report and the exit status: 1 when a finding reaches the
+ * fail level, else 0.
+ */
+export async function reviewCommand(
+  args: ReviewArgs,
+  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean },
+): Promise<{ output: string; exitCode: number }> {
+  const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
+  const report = await reviewPullRequest(
+    { remote, base: { ref: args.base }, head: { ref: args.head }, label: "cli", filterMode: args.filterMode },
+    { ...deps, secrets: [] },
+  );
+  return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };
+}
+
+function failsAt(report: Report, level: FailLevel): boolean {
+  if (level === "none") return false;
+  return report.findings.some((finding) => RANK[finding.severity] >= RANK[level]);
+}

@@ -1,0 +1,37 @@
+import type { SeverityLevel, SeverityMap } from "@reviewbot/policy/helper-spec";
+
+/** The level a finding is reported at: GitHub's annotation levels `failure`, `warning`, `notice`. */
+export type FindingSeverity = SeverityLevel;
+
+/**
+ * One problem a helper reported, in the shape every output format is parsed into. Lines and
+ * columns are 1-based; `null` means the tool did not give one (a file-level finding has no line).
+ * `path` is as the tool printed it until `mapFindingPath` turns it into a repository path.
+ */
+export interface Finding {
+  readonly path: string;
+  readonly line: number | null;
+  readonly endLine: number | null;
+  readonly column: number | null;
+  readonly severity: FindingSeverity;
+  readonly message: string;
+  readonly rule: string | null;
+  readonly helper: string;
+}
+
+/**
+ * What a parser made of a helper's output. `problems` notes output that was malformed or could
+ * not be used (a parser never throws on untrusted output); the findings it could read are kept.
+ */
+export interface ParseOutcome {
+  readonly findings: Finding[];
+  readonly problems: string[];
+}
+
+/** What every parser is told about the helper whose output it reads. */
+export interface ParseContext {
+  /** The helper's name, copied onto every finding. */
+  readonly helper: string;
+  /** The helper's `severity` map from `.ai/review-tools.json`, if it has one. */
+  readonly severity?: SeverityMap | undefined;
+}

@@ -1,0 +1,113 @@
+import { quote } from "@reviewbot/policy/config-error";
+import { createFindingCollector, type FindingCollector } from "./finding-collector.js";
+import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import { isJsonObject, member, readJsonArray } from "./json-input.js";
+import { sarifUriToPath } from "./sarif-uri.js";
+
+// SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
+const LEVELS: Readonly<Record<string, FindingSeverity>> = { error: "error", warning: "warning", note: "notice", none: "notice" };
+// §3.27.9: results of these kinds are not problems (a passed or inapplicable check).
+const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
+
+/**
+ * Parses a SARIF 2.1.0 log: each `runs[].results[]` becomes a finding with its `ruleId` (or the
+ * id of `rule`/`ruleIndex`), `message.text`, and the first location's artifact URI and region.
+ * The level is the result's `level`, else the rule's `defaultConfiguration.level`, else
+ * `warning` (§3.27.10); `note` and `none` become `notice`. Results of kind `pass` or
+ * `notApplicable` and suppressed results (an `accepted` suppression or one without a status)
+ * are skipped. URIs are resolved against
+ * `originalUriBaseIds` where the run defines the base; a base it does not define (such as
+ * `%SRCROOT%`) is taken to be the helper's working directory.
+ */
+export function parseSarif(output: string, context: ParseContext): ParseOutcome {
+  const collector = createFindingCollector(context);
+  const log = readJsonArray(output, collector, "runs", "output is not a SARIF log: `runs` is not an array");
+  log?.items.forEach((run: unknown, runIndex) => {
+    const results = member(run, "results");
+    if (results === undefined || results === null) return;
+    if (!Array.isArray(results)) {
+      collector.problem(`runs[${runIndex}].results is not an array`);
+      return;
+    }
+    const rules = indexRules(run);
+    results.forEach((result: unknown, index) => {
+      readResult(collector, run, rules, result, `runs[${runIndex}].results[${index}]`);
+    });
+  });
+  return collector.outcome();
+}
+
+function readResult(collector: FindingCollector, run: unknown, rules: RuleIndex, result: unknown, where: string): void {
+  if (!isJsonObject(result)) {
+    collector.problem(`${where} is not an object`);
+    return;
+  }
+  const kind = member(result, "kind");
+  if (typeof kind === "string" && NOT_PROBLEMS.has(kind)) return;
+  if (isSuppressed(member(result, "suppressions"))) return;
+  const rule = ruleOf(rules, result);
+  const level = member(result, "level") ?? member(rule.descriptor, "defaultConfiguration", "level") ?? "warning";
+  const toolLevel = typeof level === "string" ? level : null;
+  const known = toolLevel !== null && Object.hasOwn(LEVELS, toolLevel) ? LEVELS[toolLevel] : undefined;
+  const physical = member(firstOf(member(result, "locations")), "physicalLocation");
+  const region = member(physical, "region");
+  const path = sarifUriToPath(run, member(physical, "artifactLocation"));
+  if (!path.ok) {
+    collector.problem(`${where}: ${path.problem}`);
+    return;
+  }
+  collector.add(
+    {
+      path: path.path,
+      line: member(region, "startLine"),
+      endLine: member(region, "endLine"),
+      column: member(region, "startColumn"),
+      message: member(result, "message", "text"),
+      rule: rule.id,
+      toolLevel,
+      fallback: known ?? "warning",
+    },
+    where,
+  );
+  if (known === undefined) {
+    const shown = typeof level === "string" ? quote(level, 20) : `of type ${typeof level}`;
+    collector.problem(`${where}: level ${shown} is not a SARIF level; reported as a warning`);
+  }
+}
+
+// §3.35.3: a suppression whose status is `underReview` or `rejected` does not suppress.
+function isSuppressed(suppressions: unknown): boolean {
+  if (!Array.isArray(suppressions)) return false;
+  return suppressions.some((suppression: unknown) => {
+    const status = member(suppression, "status");
+    return status === undefined || status === "accepted";
+  });
+}
+
+function firstOf(value: unknown): unknown {
+  return Array.isArray(value) ? (value[0] as unknown) : undefined;
+}
+
+interface RuleIndex {
+  readonly list: readonly unknown[];
+  readonly byId: ReadonlyMap<unknown, unknown>;
+}
+
+// Built once per run: looking each result's rule up by a scan would be results × rules.
+function indexRules(run: unknown): RuleIndex {
+  const rules = member(run, "tool", "driver", "rules");
+  const list: readonly unknown[] = Array.isArray(rules) ? rules : [];
+  const byId = new Map<unknown, unknown>();
+  for (const rule of list) {
+    const id = member(rule, "id");
+    if (!byId.has(id)) byId.set(id, rule);
+  }
+  return { list, byId };
+}
+
+function ruleOf(rules: RuleIndex, result: unknown): { id: unknown; descriptor: unknown } {
+  const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
+  const byIndex = typeof index === "number" ? rules.list[index] : undefined;
+  const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
+  return { id, descriptor: byIndex ?? rules.byId.get(id) };
+}

@@ -1,0 +1,101 @@
+import { REDACTED, SecretScrubber } from "@reviewbot/core/scrubber";
+import type { Finding } from "./finding.js";
+
+/** Limits and secrets for one piece of helper output. */
+export interface SanitiseOptions {
+  readonly maxBytes: number;
+  readonly maxLines: number;
+  /** Secret values to scrub by value; values shorter than core's `MIN_SECRET_LENGTH` are ignored. */
+  readonly secrets: readonly string[];
+}
+
+/** Sanitised text and whether the line or byte cap cut it. */
+export interface SanitisedText {
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+/** The longest message or rule a finding keeps, in characters. */
+export const MAX_FINDING_TEXT = 1000;
+// The shortest tail that is redacted when it begins a secret (output cut mid-secret upstream).
+const MIN_PARTIAL_SECRET = 4;
+
+// ECMA-48 control strings (OSC — including OSC 8 hyperlinks —, DCS, SOS, PM, APC) in their 7-bit
+// (ESC ]) and 8-bit (U+009D) forms, ended by BEL or ST; unterminated, they end at the line. Then
+// CSI sequences (ESC [ or U+009B), then any other escape sequence (ESC, intermediates, final).
+const ESCAPES =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
+// Remaining C0 controls except \t and \n, DEL and C1 controls (CR goes too: it overwrites a line
+// on a terminal), and the bidi controls of Trojan Source (CVE-2021-42574) plus LRM, RLM and ALM.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Makes untrusted helper output safe to show, log, store or send on: invalid UTF-8 (or a lone
+ * surrogate in a string) becomes U+FFFD; terminal escape sequences, control characters other
+ * than newline and tab, and bidi controls are removed; Unicode line separators become newlines;
+ * secret values are replaced by `[REDACTED]` (longest first, after stripping, so an escape
+ * sequence inside a secret cannot hide it), as is a trailing start of a secret cut off by an
+ * earlier cap; then the text is cut to `maxLines` lines and `maxBytes` UTF-8 bytes, never
+ * inside a character.
+ */
+export function sanitiseText(input: Buffer | string, options: SanitiseOptions): SanitisedText {
+  const decoded = typeof input === "string" ? input.replace(LONE_SURROGATES, "\ufffd") : new TextDecoder("utf-8").decode(input);
+  const stripped = decoded.replace(ESCAPES, "").replace(CONTROLS, "").replace(LINE_SEPARATORS, "\n");
+  const scrubbed = scrubSecrets(stripped, options.secrets);
+  const lines = capLines(scrubbed, options.maxLines);
+  const bytes = capBytes(lines, options.maxBytes);
+  return { text: bytes, truncated: bytes !== scrubbed };
+}
+
+/**
+ * A finding whose message and rule are sanitised (see {@link sanitiseText}) and made single
+ * line: newlines and tabs become spaces, and each is cut to {@link MAX_FINDING_TEXT} characters
+ * ending in `…`. A rule left empty becomes `null`.
+ */
+export function sanitiseFinding(finding: Finding, options: Pick<SanitiseOptions, "secrets">): Finding {
+  const rule = finding.rule === null ? "" : singleLine(finding.rule, options.secrets);
+  return { ...finding, message: singleLine(finding.message, options.secrets), rule: rule === "" ? null : rule };
+}
+
+function singleLine(value: string, secrets: readonly string[]): string {
+  const { text } = sanitiseText(value, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets });
+  const flat = text.replace(/\s*[\n\t]\s*/g, " ").trim();
+  const characters = Array.from(flat);
+  return characters.length <= MAX_FINDING_TEXT ? flat : `${characters.slice(0, MAX_FINDING_TEXT - 1).join("")}…`;
+}
+
+function scrubSecrets(text: string, secrets: readonly string[]): string {
+  const scrubber = new SecretScrubber();
+  for (const secret of secrets) scrubber.register(secret);
+  const scrubbed = scrubber.scrub(text);
+  // Output capped while it streamed may end in the first part of a secret: redact that tail too.
+  let tail = 0;
+  for (const secret of secrets.filter((value) => scrubber.scrub(value) !== value)) {
+    for (let length = Math.min(secret.length - 1, scrubbed.length); length > tail; length -= 1) {
+      if (length >= MIN_PARTIAL_SECRET && scrubbed.endsWith(secret.slice(0, length))) tail = length;
+    }
+  }
+  return tail === 0 ? scrubbed : `${scrubbed.slice(0, -tail)}${REDACTED}`;
+}
+
+function capLines(text: string, maxLines: number): string {
+  let end = -1;
+  for (let line = 0; line < maxLines; line += 1) {
+    end = text.indexOf("\n", end + 1);
+    if (end === -1) return text;
+  }
+  return text.slice(0, end + 1);
+}
+
+function capBytes(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length <= maxBytes) return text;
+  let end = Math.max(0, Math.floor(maxBytes));
+  // Back off to the lead byte of a character the cut would split (continuation bytes are 10xxxxxx).
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString("utf8");
+}

@@ -1,0 +1,27 @@
+import type { Finding } from "../findings/finding.js";
+import { sanitiseFinding, sanitiseText } from "../findings/sanitise-output.js";
+import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
+import type { HelperOutcome } from "./report.js";
+
+/** What a report keeps of a helper's raw output: enough to debug, never enough to flood. */
+const REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 } as const;
+
+/** Infrastructure outcomes first: a helper that timed out did not "find problems". */
+export function helperOutcome(result: SandboxResult, findings: number): HelperOutcome {
+  if (result.timedOut) return "timeout";
+  if (result.oomKilled) return "oom";
+  if (result.outputTruncated) return "truncated";
+  if (findings > 0) return "findings";
+  return result.exitCode === 0 ? "passed" : "failed";
+}
+
+/** The sanitised stdout and stderr a report carries. */
+export function reportOutput(result: SandboxResult, secrets: readonly string[]): { stdout: string; stderr: string } {
+  const options = { ...REPORT_OUTPUT, secrets };
+  return { stdout: sanitiseText(result.stdout, options).text, stderr: sanitiseText(result.stderr, options).text };
+}
+
+/** Findings made safe to show and send on. */
+export function sanitiseFindings(findings: readonly Finding[], secrets: readonly string[]): Finding[] {
+  return findings.map((finding) => sanitiseFinding(finding, { secrets }));
+}

@@ -1,0 +1,71 @@
+import type { ConfigError } from "@reviewbot/policy/config-error";
+import type { OverlaySource } from "@reviewbot/overlay/trusted-overlay";
+import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
+import type { FilterMode } from "../findings/diff-filter.js";
+import type { Finding } from "../findings/finding.js";
+
+/**
+ * What happened to one helper. Infrastructure outcomes (timeout, OOM kill, output cut, a failed
+ * install) are kept apart from "the tool ran and found problems".
+ */
+export type HelperOutcome = "passed" | "findings" | "failed" | "timeout" | "oom" | "truncated";
+
+export interface HelperReport {
+  readonly name: string;
+  readonly image: string;
+  readonly engine: EngineName;
+  readonly sandboxed: boolean;
+  readonly outcome: HelperOutcome;
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly oomKilled: boolean;
+  readonly outputTruncated: boolean;
+  readonly durationMs: number;
+  /** Sanitised and capped: helper output is untrusted. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Findings on repository paths, before the diff filter. */
+  readonly findings: readonly Finding[];
+  /** Output the parser could not use, and findings whose path left the repository. */
+  readonly problems: readonly string[];
+}
+
+export interface ContextReport {
+  /** Sanitised text the context script printed (its `context` field when it printed JSON). */
+  readonly text: string;
+  readonly skipFiles: readonly string[];
+  readonly outcome: HelperOutcome;
+  readonly durationMs: number;
+}
+
+export interface ReviewTimings {
+  readonly checkoutMs: number;
+  readonly contextMs: number;
+  readonly helpersMs: number;
+  readonly findingsMs: number;
+  readonly totalMs: number;
+}
+
+export interface Report {
+  readonly repo: string;
+  readonly base: { readonly ref: string; readonly sha: string };
+  readonly head: { readonly ref: string; readonly sha: string };
+  readonly engine: EngineName;
+  readonly sandboxed: boolean;
+  readonly overlay: {
+    readonly source: OverlaySource;
+    readonly failedClosed: boolean;
+    readonly reason: string | null;
+    /** Files the PR changed under `.ai/`: never used, shown so the attempt is visible. */
+    readonly ignoredPrChanges: readonly string[];
+  };
+  readonly context: ContextReport | null;
+  readonly config: { readonly errors: readonly ConfigError[] };
+  readonly helpers: readonly HelperReport[];
+  /** Findings on the PR's diff, by the filter mode. */
+  readonly findings: readonly Finding[];
+  readonly filtered: { readonly mode: FilterMode; readonly dropped: number; readonly skippedByContext: number };
+  readonly errors: readonly string[];
+  readonly timings: ReviewTimings;
+}

@@ -1,0 +1,103 @@
+import type { Logger } from "@reviewbot/core/logger";
+import type { CheckoutRequest, CloneCache } from "@reviewbot/overlay/clone-cache";
+import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
+import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
+import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
+import { loadRepoConfig } from "./load-repo-config.js";
+import type { ContextReport, HelperReport, Report } from "./report.js";
+import { runContextScript } from "./run-context-script.js";
+import { runHelper } from "./run-helper.js";
+import { runLimited } from "./run-limited.js";
+
+export interface ReviewRequest extends CheckoutRequest {
+  readonly filterMode: FilterMode;
+  /** PR metadata handed to the context script (title, body, number), untrusted. */
+  readonly pullRequest?: { readonly number?: number; readonly title?: string; readonly body?: string };
+}
+
+export interface ReviewDependencies {
+  readonly cache: CloneCache;
+  readonly engine: SandboxEngine;
+  readonly operator: OperatorPolicy;
+  readonly logger: Logger;
+  /** Secret values (tokens) scrubbed from everything the report keeps. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * The review pipeline (data-flow steps 2–7): trusted checkout, the base's config, the context
+ * script and every helper each in its own sandbox (in parallel up to the operator's concurrency),
+ * findings parsed, mapped to repository paths, sanitised and filtered to the PR's diff.
+ */
+export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDependencies): Promise<Report> {
+  const started = performance.now();
+  const checkout = await deps.cache.checkout(request);
+  const checkedOut = performance.now();
+  try {
+    const logger = deps.logger.child({ checkoutId: checkout.id, headSha: checkout.headSha });
+    const config = await loadRepoConfig(checkout, deps.operator);
+    const labels = { jobId: request.label ?? checkout.id };
+    const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets };
+    const image = deps.operator.images[deps.operator.defaultImage] ?? "";
+    const context = await runContextScript({ ...run, image, limits: helperCeilings(deps.operator.limits) }, {
+      base: { ref: request.base.ref, sha: checkout.baseSha },
+      head: { ref: request.head.ref, sha: checkout.headSha },
+      files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
+      ...request.pullRequest,
+    });
+    const contextDone = performance.now();
+    const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, (helper) => runHelper(helper, run));
+    const helpersDone = performance.now();
+    const skipped = new Set(context?.skipFiles ?? []);
+    const candidates = helpers.flatMap((helper) => helper.findings);
+    const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
+    const filtered = filterFindings(unskipped, checkout.diff, request.filterMode);
+    const finished = performance.now();
+    logger.info({ helpers: helpers.length, findings: filtered.kept.length, dropped: filtered.dropped }, "review finished");
+    return {
+      repo: request.remote,
+      base: { ref: request.base.ref, sha: checkout.baseSha },
+      head: { ref: request.head.ref, sha: checkout.headSha },
+      engine: deps.engine.name,
+      sandboxed: deps.engine.name !== "none",
+      overlay: {
+        source: checkout.overlay.source,
+        failedClosed: checkout.overlay.failedClosed,
+        reason: checkout.overlay.reason ?? null,
+        ignoredPrChanges: checkout.diff.files.map((file) => file.path).filter((path) => path.startsWith(".ai/")),
+      },
+      context,
+      config: { errors: config.errors },
+      helpers,
+      findings: filtered.kept,
+      filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },
+      errors: reviewErrors(checkout.overlay.reason, context, helpers),
+      timings: {
+        checkoutMs: Math.round(checkedOut - started),
+        contextMs: Math.round(contextDone - checkedOut),
+        helpersMs: Math.round(helpersDone - contextDone),
+        findingsMs: Math.round(finished - helpersDone),
+        totalMs: Math.round(finished - started),
+      },
+    };
+  } finally {
+    await checkout.release();
+  }
+}
+
+/** Infrastructure failures, one line each, apart from what the helpers found. */
+function reviewErrors(overlayFailure: string | undefined, context: ContextReport | null, helpers: readonly HelperReport[]): string[] {
+  const errors: string[] = [];
+  if (overlayFailure !== undefined) errors.push(`.ai/ overlay failed closed: ${overlayFailure}`);
+  if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.outcome}`);
+  for (const helper of helpers) {
+    if (helper.outcome === "timeout" || helper.outcome === "oom" || helper.outcome === "truncated") {
+      errors.push(`${helper.name}: ${helper.outcome}`);
+    } else if (helper.outcome === "failed") {
+      errors.push(`${helper.name}: exited ${String(helper.exitCode ?? helper.signal)} without findings`);
+    }
+  }
+  return errors;
+}
+
