@@ -1,4 +1,7 @@
 import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
@@ -45,4 +48,14 @@ describe("reviewbot doctor", () => {
       expect(stderr).toContain(name === "REVIEWBOT_SANDBOX" ? "require, auto, off" : name);
     },
   );
+
+  it("refuses an operator policy file with an unknown key, naming it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "reviewbot-policy-"));
+    const file = join(dir, "policy.json");
+    await writeFile(file, JSON.stringify({ limits: { timeoutSecond: 5 } }));
+    const { status, stderr } = doctor({ REVIEWBOT_POLICY_FILE: file });
+    await rm(dir, { recursive: true, force: true });
+    expect(status).toBe(2);
+    expect(stderr).toContain("limits.timeoutSecond: unknown key");
+  });
 });

@@ -1,7 +1,9 @@
+import { readFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
+import { parseOperatorPolicy, type OperatorPolicy } from "@reviewbot/policy/operator-policy";
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -18,6 +20,7 @@ export const CliConfig = z
     REVIEWBOT_ENGINE: z.enum(["auto", "podman", "docker", "bwrap"]).default("auto"),
     REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
     REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
+    REVIEWBOT_POLICY_FILE: z.string().min(1).optional(),
     REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("warn"),
     REVIEWBOT_GIT_TIMEOUT_MS: positiveInt.default(120_000),
     REVIEWBOT_LOCK_WAIT_MS: positiveInt.default(300_000),
@@ -40,3 +43,19 @@ export function loadCliConfig(env: NodeJS.ProcessEnv): Readonly<CliConfig> {
   }
   return Object.freeze(parsed.data);
 }
+
+/** The operator policy: defaults, or the JSON file REVIEWBOT_POLICY_FILE names, validated strictly. */
+export async function loadOperatorPolicy(config: CliConfig): Promise<OperatorPolicy> {
+  if (config.REVIEWBOT_POLICY_FILE === undefined) return parseOperatorPolicy({});
+  const text = await readFile(config.REVIEWBOT_POLICY_FILE, "utf8").catch((err: unknown) => {
+    throw new AppError("CONFIG_INVALID", `REVIEWBOT_POLICY_FILE: cannot read ${config.REVIEWBOT_POLICY_FILE}`, { cause: err });
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new AppError("CONFIG_INVALID", `REVIEWBOT_POLICY_FILE: ${config.REVIEWBOT_POLICY_FILE} is not valid JSON`, { cause: err });
+  }
+  return parseOperatorPolicy(json);
+}
+

@@ -4,10 +4,9 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
-import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { checkoutCommand } from "./checkout-command.js";
-import { loadCliConfig, type CliConfig } from "./cli-config.js";
+import { loadCliConfig, loadOperatorPolicy, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
 import { reviewCommand } from "./review-command.js";
@@ -19,7 +18,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const scrubber = new SecretScrubber();
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const command = parseCommandLine(argv);
-  const operator = parseOperatorPolicy({});
+  const operator = await loadOperatorPolicy(config);
   if (command.name === "doctor") {
     const outcome = await doctorCommand(sandboxSetup(config, operator));
     process.stdout.write(outcome.output);
