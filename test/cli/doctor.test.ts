@@ -58,4 +58,16 @@ describe("reviewbot doctor", () => {
     expect(status).toBe(2);
     expect(stderr).toContain("limits.timeoutSecond: unknown key");
   });
+
+  it("fails when an allowlisted image is missing, naming it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "reviewbot-policy-"));
+    const file = join(dir, "policy.json");
+    await writeFile(file, JSON.stringify({ images: { base: "localhost/reviewbot/base:latest", ghost: "localhost/reviewbot/ghost:latest" } }));
+    const { status, stdout } = doctor({ REVIEWBOT_POLICY_FILE: file });
+    await rm(dir, { recursive: true, force: true });
+    expect(stdout).toMatch(/^image +ok +localhost\/reviewbot\/base:latest$/m);
+    expect(stdout).toMatch(/^image +FAIL localhost\/reviewbot\/ghost:latest: .*not present/m);
+    expect(status).toBe(1);
+  });
 });
+

@@ -34,7 +34,7 @@ export async function reviewCommand(
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(
     { remote, base: { ref: args.base }, head: { ref: args.head }, label: "cli", filterMode: args.filterMode },
-    { ...deps, secrets: [] },
+    { ...deps, secrets: [], ...(process.stderr.isTTY ? { onProgress: (message: string) => process.stderr.write(`reviewbot: ${message}\n`) } : {}) },
   );
   return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };
 }

@@ -23,6 +23,8 @@ export interface ReviewDependencies {
   readonly logger: Logger;
   /** Secret values (tokens) scrubbed from everything the report keeps. */
   readonly secrets: readonly string[];
+  /** Told as each stage starts and each helper ends, for a progress display. */
+  readonly onProgress?: (message: string) => void;
 }
 
 /**
@@ -32,6 +34,8 @@ export interface ReviewDependencies {
  */
 export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDependencies): Promise<Report> {
   const started = performance.now();
+  const progress = deps.onProgress ?? (() => undefined);
+  progress(`fetching ${request.head.ref} and ${request.base.ref}`);
   const checkout = await deps.cache.checkout(request);
   const checkedOut = performance.now();
   try {
@@ -47,7 +51,12 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       ...request.pullRequest,
     });
     const contextDone = performance.now();
-    const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, (helper) => runHelper(helper, run));
+    progress(`running ${config.helpers.length} helper(s) in ${deps.engine.name} sandboxes`);
+    const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
+      const report = await runHelper(helper, run);
+      progress(`${report.name}: ${report.outcome} (${report.durationMs} ms)`);
+      return report;
+    });
     const helpersDone = performance.now();
     const skipped = new Set(context?.skipFiles ?? []);
     const candidates = helpers.flatMap((helper) => helper.findings);
