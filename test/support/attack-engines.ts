@@ -1,0 +1,101 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
+import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
+import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { reachableTempDir } from "../sandbox/bwrap-fixture.js";
+import { CONTAINERS_CONF } from "./sandbox-specs.js";
+import { startRootlessPodman } from "./rootless-podman.js";
+
+/** An engine under attack and the host paths that must stay out of its sandboxes. */
+export interface OpenedEngine {
+  /** The engine's name in the suite (`podman (rootless)`), for messages. */
+  readonly label: string;
+  readonly engine: SandboxEngine;
+  /** Host paths private to the worker (its engine socket); none may exist inside. */
+  readonly privatePaths: readonly string[];
+  /**
+   * Whether the engine applies memory and pids cgroup limits. False only for rootless Podman on
+   * cgroup v1, whose readiness probe refuses it for that reason (see rootless.test.ts).
+   */
+  readonly cgroupLimits: boolean;
+  close(): Promise<void>;
+}
+
+export interface EngineUnderAttack {
+  readonly name: string;
+  /** Opens the engine able to run `images` (references from the operator's allowlist). */
+  open(images: readonly string[]): Promise<OpenedEngine>;
+}
+
+/** Rootful Podman through its API, on a private service socket the worker supervises. */
+const podman: EngineUnderAttack = {
+  name: "podman (rootful)",
+  async open() {
+    const stateDir = await mkdtemp(join(tmpdir(), "reviewbot-attack-podman-"));
+    const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+    return {
+      label: podman.name,
+      engine,
+      privatePaths: [join(stateDir, "podman.sock"), stateDir],
+      cgroupLimits: true,
+      async close() {
+        await engine.close();
+        await rm(stateDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** bubblewrap as the dedicated sandbox user, over the images' extracted filesystems. */
+const bwrap: EngineUnderAttack = {
+  name: "bwrap",
+  async open(images) {
+    const cacheDir = await reachableTempDir("attack-bwrap");
+    const engine = await BwrapEngine.create({ images, cacheDir });
+    return {
+      label: bwrap.name,
+      engine,
+      privatePaths: [cacheDir],
+      cgroupLimits: engine.cgroupLimits,
+      async close() {
+        await engine.close();
+        await rm(cacheDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/** Podman run by an unprivileged user of its own, as a worker without root would run it. */
+const rootlessPodman: EngineUnderAttack = {
+  name: "podman (rootless)",
+  async open(images) {
+    const rootless = await startRootlessPodman(images);
+    try {
+      const engine = await createContainerEngine({ kind: "podman", socketPath: rootless.socketPath, stateDir: rootless.stateDir, containersConf: CONTAINERS_CONF });
+      return {
+        label: rootlessPodman.name,
+        engine,
+        privatePaths: [rootless.socketPath, rootless.stateDir],
+        cgroupLimits: false,
+        async close() {
+          await engine.close();
+          await rootless.dispose();
+        },
+      };
+    } catch (err) {
+      await rootless.dispose();
+      throw err;
+    }
+  },
+};
+
+/** The engines the resource attacks run on: those whose readiness probe passes on this host. */
+export const ENGINES_UNDER_ATTACK: readonly EngineUnderAttack[] = [podman, bwrap];
+
+/**
+ * The engines the isolation attacks (filesystem, environment, network, privilege, trust) run on:
+ * also rootless Podman, which keeps every isolation property here but, on cgroup v1, no limits.
+ */
+export const ISOLATION_ENGINES: readonly EngineUnderAttack[] = [podman, bwrap, rootlessPodman];
