@@ -70,6 +70,16 @@ describe("bwrap engine: isolation", () => {
     expect(own.split("\0").filter(Boolean).sort()).toEqual(["MARK=spec-value", "PATH=/usr/bin:/bin", "PWD=/work"]);
   });
 
+  it("shows no host path and no environment value in the sandbox's /proc/1/cmdline", async () => {
+    const env = { PATH: "/usr/bin:/bin", MARK: "value-only-in-the-environment" };
+    const result = await bwrap.engine.run(shellSpec(bwrap.worktree, "tr '\\0' ' ' < /proc/1/cmdline", { env }));
+    const cmdline = result.stdout.toString();
+    expect(cmdline).toMatch(/bwrap --args 4 -- sh -c/);
+    expect(cmdline).not.toContain(bwrap.worktree);
+    expect(cmdline).not.toContain(bwrap.cacheDir);
+    expect(cmdline).not.toContain("value-only-in-the-environment");
+  });
+
   it("mounts the worktree and the root read-only and shows no host file", async () => {
     const script = [
       "cat /work/hello.txt",

@@ -6,6 +6,11 @@ export const SANDBOX_UID = 10001;
 export const SANDBOX_GID = 10001;
 /** The descriptor bwrap reads the seccomp program from: the fourth stdio pipe of the spawn. */
 export const SECCOMP_FD = 3;
+/**
+ * The descriptor bwrap reads its options from (`--args`): host paths and environment values then
+ * never appear in a command line, neither in the host's `ps` nor in the sandbox's /proc/1/cmdline.
+ */
+export const ARGS_FD = 4;
 /** Where the worktree appears inside the sandbox. */
 export const SANDBOX_WORKDIR = "/work";
 
@@ -25,7 +30,7 @@ export interface BwrapArgsInput {
 }
 
 /**
- * The bwrap argument vector for one run: every namespace unshared, nested user namespaces
+ * The bwrap options for one run (the command follows separately, see bwrapCommand): every namespace unshared, nested user namespaces
  * disabled, no capabilities, a new session (no TIOCSTI into the worker's terminal), killed with
  * its parent; the image's rootfs and the worktree read-only, fresh /proc and /dev, a size-limited
  * /tmp; an environment made of `env` alone (bwrap's own is cleared); the seccomp program read from
@@ -60,7 +65,7 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
     if (name === "" || /[=\0]/.test(name) || value.includes("\0")) deny(`environment entry ${JSON.stringify(name)} is invalid`);
     args.push("--setenv", name, value);
   }
-  args.push("--seccomp", String(SECCOMP_FD), "--", ...input.argv);
+  args.push("--seccomp", String(SECCOMP_FD));
   return args;
 }
 

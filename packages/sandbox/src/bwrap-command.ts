@@ -1,3 +1,4 @@
+import { ARGS_FD } from "./bwrap-args.js";
 import type { SandboxLimits } from "./sandbox-spec.js";
 
 /** Absolute paths of everything the engine executes (Debian's packages); never looked up on PATH. */
@@ -20,10 +21,12 @@ export const NPROC_RUNS = 16;
  */
 const JOIN_CGROUPS_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"';
 
-/** The executable and arguments the engine spawns. */
+/** The executable and arguments the engine spawns, and bwrap's options for {@link ARGS_FD}. */
 export interface BwrapCommand {
   readonly file: string;
   readonly args: readonly string[];
+  /** NUL-terminated options, written to bwrap's `--args` descriptor. */
+  readonly options: Buffer;
 }
 
 /** prlimit's resource options for a run: equal soft and hard limits, no core dumps. */
@@ -38,17 +41,20 @@ export function prlimitArgs(limits: Pick<SandboxLimits, "nofile" | "pids" | "fsi
 }
 
 /**
- * The full command for one run: `prlimit <limits> -- bwrap <args>`, behind the cgroup-joining
- * shell when the run has cgroups. Every stage execs the next, so the spawned pid is bwrap's own
- * and the rlimits and cgroups are in place before bwrap creates the sandbox.
+ * The full command for one run: `prlimit <limits> -- bwrap --args 4 -- <argv>`, behind the
+ * cgroup-joining shell when the run has cgroups, with bwrap's options passed through the
+ * descriptor. Every stage execs the next, so the spawned pid is bwrap's own and the rlimits and
+ * cgroups are in place before bwrap creates the sandbox.
  */
 export function bwrapCommand(
-  bwrapArgs: readonly string[],
+  bwrapOptions: readonly string[],
+  argv: readonly string[],
   limits: Pick<SandboxLimits, "nofile" | "pids" | "fsizeBytes">,
   cgroupProcsFiles: readonly string[],
 ): BwrapCommand {
-  const limited = [...prlimitArgs(limits), "--", BWRAP_BINARIES.bwrap, ...bwrapArgs];
-  if (cgroupProcsFiles.length === 0) return { file: BWRAP_BINARIES.prlimit, args: limited };
+  const options = Buffer.from(bwrapOptions.map((option) => `${option}\0`).join(""));
+  const limited = [...prlimitArgs(limits), "--", BWRAP_BINARIES.bwrap, "--args", String(ARGS_FD), "--", ...argv];
+  if (cgroupProcsFiles.length === 0) return { file: BWRAP_BINARIES.prlimit, args: limited, options };
   const join = ["-c", JOIN_CGROUPS_SCRIPT, "sh", ...cgroupProcsFiles, "--"];
-  return { file: BWRAP_BINARIES.sh, args: [...join, BWRAP_BINARIES.prlimit, ...limited] };
+  return { file: BWRAP_BINARIES.sh, args: [...join, BWRAP_BINARIES.prlimit, ...limited], options };
 }

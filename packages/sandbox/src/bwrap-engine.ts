@@ -138,7 +138,7 @@ export class BwrapEngine implements SandboxEngine {
     try {
       this.#assertOpen();
       const sandbox = BwrapProcess.start({
-        command: bwrapCommand(args, spec.limits, cgroup?.procsFiles ?? []),
+        command: bwrapCommand(args, spec.argv, spec.limits, cgroup?.procsFiles ?? []),
         user: this.user,
         seccomp: this.#seccomp,
         stdin: spec.stdin,

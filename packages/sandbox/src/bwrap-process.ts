@@ -65,7 +65,7 @@ export class BwrapProcess {
       const child = spawn(launch.command.file, launch.command.args, {
         env: {},
         cwd: "/",
-        stdio: ["pipe", "pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
         ...identity,
       });
       return new BwrapProcess(child, launch);
@@ -96,8 +96,13 @@ export class BwrapProcess {
     // bwrap reads the whole program before it starts the sandbox; without the pipe it must die.
     // Writes fail with EPIPE once the sandbox is gone; that is not an error of the run.
     const seccompPipe = child.stdio[3];
-    if (seccompPipe instanceof Writable) seccompPipe.on("error", () => undefined).end(launch.seccomp);
-    else this.kill();
+    const optionsPipe = child.stdio[4];
+    if (seccompPipe instanceof Writable && optionsPipe instanceof Writable) {
+      seccompPipe.on("error", () => undefined).end(launch.seccomp);
+      optionsPipe.on("error", () => undefined).end(launch.command.options);
+    } else {
+      this.kill();
+    }
     child.stdin?.on("error", () => undefined).end(launch.stdin);
     const timer = setTimeout(() => {
       timedOut = true;
