@@ -31,8 +31,12 @@ afterAll(async () => {
   await rm(worktree, { recursive: true, force: true });
 });
 
+// Other suites may share the host's container storage: this file's runs carry their own job id.
+const JOB_ID = `container-engine-${process.pid}-${Date.now()}`;
+const labels = { jobId: JOB_ID, helper: "test-helper" };
+
 async function ourContainers(): Promise<string[]> {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`] } });
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`, `${LABELS.job}=${JOB_ID}`] } });
   return list.map((info) => info.Id);
 }
 
@@ -112,10 +116,21 @@ describe("container engine (rootful Podman through its API)", () => {
     await live.remove({ force: true });
   });
 
+  it("an engine created with a janitor reaps a crashed run's container at start-up", async () => {
+    const stale = await docker.createContainer({
+      Image: BASE_IMAGE,
+      Cmd: ["true"],
+      Labels: { [LABELS.managed]: "true", [LABELS.job]: JOB_ID, [LABELS.deadline]: String(Date.now() - 3_600_000) },
+    });
+    const socketPath = join(stateDir, "podman.sock");
+    const withJanitor = await createContainerEngine({ kind: "podman", socketPath, stateDir, containersConf: CONTAINERS_CONF, janitorIntervalMs: 60_000 });
+    await withJanitor.close();
+    expect(await ourContainers()).not.toContain(stale.id);
+  });
+
   it("leaves no container behind after close", async () => {
-    await engine.run(sandboxSpec(worktree, ["true"]));
     const other = await createContainerEngine({ kind: "podman", socketPath: join(stateDir, "podman.sock"), stateDir, containersConf: CONTAINERS_CONF });
-    await other.run(sandboxSpec(worktree, ["true"]));
+    await other.run(sandboxSpec(worktree, ["true"], { labels }));
     await other.close();
     expect(await ourContainers()).toEqual([]);
   });

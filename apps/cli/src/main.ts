@@ -5,6 +5,7 @@ import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
+import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import { checkoutCommand } from "./checkout-command.js";
 import { loadCliConfig, loadOperatorPolicy, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
@@ -33,14 +34,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const setup = sandboxSetup(withEngine(config, command.engine), operator);
   const { selection } = await prepareSandbox(setup);
   if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
+  const engine = auditedEngine(selection.engine, logger, new SandboxCounters());
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
-    const outcome = await reviewCommand(command.args, { cache, engine: selection.engine, operator, logger, colour });
+    const outcome = await reviewCommand(command.args, { cache, engine, operator, logger, colour });
     if (command.output === undefined) process.stdout.write(outcome.output);
     else await writeFile(command.output, outcome.output);
     return outcome.exitCode;
   } finally {
-    await selection.engine.close();
+    await engine.close();
   }
 }
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { Writable, type Duplex } from "node:stream";
 import type Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
+import { reapExpiredContainers } from "./container-janitor.js";
 import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
 import { exitStatus } from "./exit-status.js";
 import { OutputBudget } from "./output-budget.js";
@@ -35,6 +36,7 @@ export class ContainerEngine implements SandboxEngine {
   readonly #stateDir: string;
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
+  #janitor: NodeJS.Timeout | undefined;
 
   constructor(options: ContainerEngineOptions) {
     this.name = options.name;
@@ -65,7 +67,20 @@ export class ContainerEngine implements SandboxEngine {
     }
   }
 
+  /**
+   * Removes our containers that outlived their deadline (a crashed worker's) now, then every
+   * `intervalMs` until close. Returns the ids removed by the first pass.
+   */
+  async startJanitor(intervalMs: number): Promise<string[]> {
+    await this.#service?.ensureRunning();
+    const removed = await reapExpiredContainers(this.#docker);
+    clearInterval(this.#janitor);
+    this.#janitor = setInterval(() => void reapExpiredContainers(this.#docker).catch(() => undefined), intervalMs).unref();
+    return removed;
+  }
+
   async close(): Promise<void> {
+    clearInterval(this.#janitor);
     await Promise.allSettled([...this.#live].map((container) => kill(container)));
     await Promise.allSettled([...this.#removals]);
     await this.#service?.stop();

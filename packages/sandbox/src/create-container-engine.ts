@@ -17,6 +17,8 @@ export interface ContainerEngineConfig {
   /** infra/podman/containers.conf, for a supervised Podman service. */
   readonly containersConf: string;
   readonly seccompBase?: string;
+  /** When set, reap expired containers at start-up and then at this interval. */
+  readonly janitorIntervalMs?: number;
 }
 
 /**
@@ -39,5 +41,7 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
       : undefined;
   const socketPath = service?.socketPath ?? config.socketPath ?? "/var/run/docker.sock";
   const docker = new Dockerode({ socketPath });
-  return new ContainerEngine({ name: config.kind, docker, seccomp, stateDir: config.stateDir, ...(service === undefined ? {} : { service }) });
+  const engine = new ContainerEngine({ name: config.kind, docker, seccomp, stateDir: config.stateDir, ...(service === undefined ? {} : { service }) });
+  if (config.janitorIntervalMs !== undefined) await engine.startJanitor(config.janitorIntervalMs);
+  return engine;
 }

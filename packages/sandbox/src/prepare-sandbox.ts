@@ -10,6 +10,9 @@ import { selectEngine, type Candidate, type Selection } from "./select-engine.js
 
 export type SandboxEngineName = "podman" | "docker" | "bwrap";
 
+/** How often a container engine looks for containers that outlived their run. */
+const JANITOR_INTERVAL_MS = 5 * 60 * 1000;
+
 export interface SandboxSetup {
   readonly mode: SandboxMode;
   /** Engines to try, strongest first. */
@@ -85,6 +88,7 @@ function createEngine(name: SandboxEngineName, setup: SandboxSetup): Promise<San
   const socketPath = name === "podman" ? setup.podmanSocket : (setup.dockerSocket ?? "/var/run/docker.sock");
   return createContainerEngine({
     kind: name,
+    janitorIntervalMs: JANITOR_INTERVAL_MS,
     stateDir: join(setup.stateDir, name),
     containersConf: setup.containersConf,
     ...(socketPath === undefined ? {} : { socketPath }),
