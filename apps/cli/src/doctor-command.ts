@@ -24,7 +24,7 @@ export async function doctorCommand(setup: SandboxSetup): Promise<DoctorOutcome>
   const { candidates, reports } = await probeSandboxEngines(setup);
   try {
     for (const report of reports) lines.push(...describe(report));
-    const selection = selectEngine(setup.mode, candidates, new NoneEngine());
+    const selection = selectEngine(setup.mode, candidates, new NoneEngine(), reports);
     lines.push(`selected         ${selection.engine.name}${selection.warning === null ? "" : `  WARNING: ${selection.warning}`}`);
     const images = await checkImages(selection.engine, setup);
     lines.push(...images.lines);

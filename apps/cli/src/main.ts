@@ -80,7 +80,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const message = isAppError(err) ? `${err.code}: ${err.message}` : String(err);
-    process.stderr.write(`reviewbot: ${message}\n`);
+    // One line: details (a tool's whole stderr) belong in the log, not in the reason.
+    process.stderr.write(`reviewbot: ${message.split("\n", 1)[0] ?? ""}\n`);
     if (err instanceof AppError && err.code === "USAGE") process.stderr.write(USAGE);
     process.exitCode = 2;
   },

@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   POLICY_DENIED: { status: 403, retryable: false, summary: "a security policy rule refused the request" },
   GIT_FAILED: { status: 502, retryable: true, summary: "a git command failed" },
   GIT_TIMEOUT: { status: 504, retryable: true, summary: "a git command exceeded its deadline" },
+  REPO_NOT_FOUND: { status: 404, retryable: false, summary: "the repository does not exist or cannot be read" },
   REF_NOT_FOUND: { status: 404, retryable: false, summary: "a ref or commit could not be fetched" },
   HEAD_SHA_MISMATCH: { status: 409, retryable: false, summary: "the fetched head is not the commit the job names" },
   CHECKOUT_TOO_LARGE: { status: 413, retryable: false, summary: "the tree exceeds the checkout size limits" },

@@ -34,7 +34,8 @@ export interface GitResult {
 
 const DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024;
 const STDERR_KEPT = 4096;
-const MISSING_REF = /couldn't find remote ref|not our ref|no such remote ref|unknown revision|bad object|not a valid object name|does not appear to be a git repository|repository .* not found|invalid object name/i;
+const MISSING_REF = /couldn't find remote ref|not our ref|no such remote ref|unknown revision|bad object|not a valid object name|invalid object name/i;
+const MISSING_REPO = /does not appear to be a git repository|repository .* not found/i;
 
 /**
  * Runs one hardened git command: argv array (no shell), a fresh environment, the process group
@@ -116,10 +117,20 @@ export function runGit(
       } else if (stopped || exitCode === 0 || options.okExitCodes?.includes(exitCode) === true) {
         resolve({ exitCode, stdout: Buffer.concat(chunks), stopped });
       } else {
-        const code = MISSING_REF.test(stderr) ? "REF_NOT_FOUND" : "GIT_FAILED";
-        reject(new AppError(code, `${command} failed (exit ${exitCode}): ${excerpt}`, { details: { exitCode } }));
+        reject(gitFailure(command, exitCode, excerpt));
       }
     });
   });
+}
+
+/**
+ * A failed git call as an AppError: the message keeps git's first `fatal:`/`error:` line (one line,
+ * for a CLI or a check run); the whole scrubbed stderr goes into the details, for the log.
+ */
+function gitFailure(command: string, exitCode: number, stderr: string): AppError {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const headline = lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "no error output";
+  const code = MISSING_REPO.test(stderr) ? "REPO_NOT_FOUND" : MISSING_REF.test(stderr) ? "REF_NOT_FOUND" : "GIT_FAILED";
+  return new AppError(code, `${command} failed (exit ${exitCode}): ${headline}`, { details: { exitCode, stderr } });
 }
 

@@ -7,6 +7,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { reapExpiredContainers } from "./container-janitor.js";
 import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
 import { exitStatus } from "./exit-status.js";
+import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
 import type { PodmanService } from "./podman-service.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
@@ -18,6 +19,12 @@ export interface ContainerEngineOptions {
   readonly seccomp: string;
   /** Worker-owned directory for per-run stdin files (bind-mounted read-only). */
   readonly stateDir: string;
+  /**
+   * Where a container's memory cgroup lives on the host, when the engine's layout is known (rootful
+   * Podman with cgroupfs on v1: `/sys/fs/cgroup/memory/libpod_parent/libpod-<id>`); lets the engine
+   * see OOM kills of any process in the container, not only of the helper itself.
+   */
+  readonly memoryCgroupDir?: (containerId: string) => string;
   /** This worker's own supervised Podman service, when it runs one. */
   readonly service?: PodmanService;
 }
@@ -34,6 +41,7 @@ export class ContainerEngine implements SandboxEngine {
   readonly #seccomp: string;
   readonly #service: PodmanService | undefined;
   readonly #stateDir: string;
+  readonly #memoryCgroupDir: ((containerId: string) => string) | undefined;
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
   #janitor: NodeJS.Timeout | undefined;
@@ -44,6 +52,7 @@ export class ContainerEngine implements SandboxEngine {
     this.#seccomp = options.seccomp;
     this.#service = options.service;
     this.#stateDir = options.stateDir;
+    this.#memoryCgroupDir = options.memoryCgroupDir;
   }
 
   async run(spec: SandboxSpec): Promise<SandboxResult> {
@@ -120,13 +129,16 @@ export class ContainerEngine implements SandboxEngine {
       timedOut = true;
       stop();
     }, spec.limits.timeoutMs);
+    let oomWatch: OomWatch | undefined;
     try {
       await container.start();
+      if (this.#memoryCgroupDir !== undefined) oomWatch = new OomWatch(this.#memoryCgroupDir(container.id));
       await ended;
     } finally {
       clearTimeout(timer);
       stream.destroy();
     }
+    const oomSeen = (await oomWatch?.stop()) ?? false;
     const state = await finalState(container);
     const output = budget.collected();
     const status = exitStatus(state.ExitCode);
@@ -135,10 +147,11 @@ export class ContainerEngine implements SandboxEngine {
       sandboxed: true,
       ...status,
       timedOut,
-      // Podman 4 on cgroup v1 never sets OOMKilled. Inside a sandbox the only senders of SIGKILL
-      // are the kernel's OOM killer, us, and the process itself; the last can only fake its own
-      // failure, so a SIGKILL we did not send is reported as an OOM kill.
-      oomKilled: state.OOMKilled || (status.signal === "SIGKILL" && !killedByUs),
+      // Podman 4 on cgroup v1 never sets OOMKilled: the cgroup's own counter is read while the
+      // container runs. Where it cannot be, note that inside a sandbox the only senders of SIGKILL
+      // are the kernel's OOM killer, us, and the process itself (which can only fake its own
+      // failure), so a SIGKILL we did not send is reported as an OOM kill.
+      oomKilled: oomSeen || state.OOMKilled || (status.signal === "SIGKILL" && !killedByUs),
       outputTruncated: budget.truncated,
       stdout: output.stdout,
       stderr: output.stderr,

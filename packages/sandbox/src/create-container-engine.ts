@@ -41,7 +41,24 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
       : undefined;
   const socketPath = service?.socketPath ?? config.socketPath ?? "/var/run/docker.sock";
   const docker = new Dockerode({ socketPath });
-  const engine = new ContainerEngine({ name: config.kind, docker, seccomp, stateDir: config.stateDir, ...(service === undefined ? {} : { service }) });
+  const memoryCgroupDir = podmanMemoryCgroups(config.kind);
+  const engine = new ContainerEngine({
+    name: config.kind,
+    docker,
+    seccomp,
+    stateDir: config.stateDir,
+    ...(service === undefined ? {} : { service }),
+    ...(memoryCgroupDir === undefined ? {} : { memoryCgroupDir }),
+  });
   if (config.janitorIntervalMs !== undefined) await engine.startJanitor(config.janitorIntervalMs);
   return engine;
+}
+
+/** Rootful Podman with the cgroupfs manager on cgroup v1 (these hosts) puts containers here. */
+const PODMAN_MEMORY_CGROUPS = "/sys/fs/cgroup/memory/libpod_parent";
+
+/** Our Podman runs rootful with cgroupfs (infra/podman/containers.conf); Docker's layout differs. */
+function podmanMemoryCgroups(kind: "podman" | "docker"): ((id: string) => string) | undefined {
+  if (kind !== "podman" || process.getuid?.() !== 0) return undefined;
+  return (id) => `${PODMAN_MEMORY_CGROUPS}/libpod-${id}`;
 }

@@ -74,7 +74,7 @@ export async function prepareSandbox(setup: SandboxSetup): Promise<PreparedSandb
   if (setup.mode === "off") return { selection: selectEngine("off", [], none), reports: [] };
   const { candidates, reports } = await probeSandboxEngines(setup);
   try {
-    const selection = selectEngine(setup.mode, candidates, none);
+    const selection = selectEngine(setup.mode, candidates, none, reports);
     await Promise.all(candidates.filter((c) => c.engine !== selection.engine).map((c) => c.engine.close()));
     return { selection, reports };
   } catch (err) {

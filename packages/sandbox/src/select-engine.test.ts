@@ -27,6 +27,11 @@ describe("selectEngine", () => {
     else expect(selection.warning).toContain(warning);
   });
 
+  it("names engines that could not even be created", () => {
+    const failedToCreate = probe("bwrap", false);
+    expect(() => selectEngine("require", [brokenPodman], none, [brokenPodman.probe, failedToCreate])).toThrow(/podman broken; bwrap: bwrap broken/);
+  });
+
   it("refuses under require when nothing passed, with every reason", () => {
     expect(() => selectEngine("require", [brokenPodman], none)).toThrow(/SANDBOX|readiness probe.*podman: podman broken/);
   });

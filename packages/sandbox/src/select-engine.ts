@@ -20,13 +20,19 @@ export interface Selection {
  * when none passed, the unsandboxed engine with a warning. `off`: the unsandboxed engine, always
  * with a warning. An unsandboxed engine is never chosen silently.
  */
-export function selectEngine(mode: SandboxMode, candidates: readonly Candidate[], unsandboxed: SandboxEngine): Selection {
+export function selectEngine(
+  mode: SandboxMode,
+  candidates: readonly Candidate[],
+  unsandboxed: SandboxEngine,
+  /** Every engine's report, including engines that could not even be created. */
+  reports: readonly ProbeReport[] = candidates.map((candidate) => candidate.probe),
+): Selection {
   if (mode === "off") {
     return { engine: unsandboxed, warning: "sandbox mode is off: helpers run UNSANDBOXED on the worker" };
   }
   const ready = candidates.find((candidate) => candidate.probe.ok);
   if (ready !== undefined) return { engine: ready.engine, warning: null };
-  const reasons = candidates.map((c) => `${c.engine.name}: ${c.probe.reason ?? "failed"}`).join("; ") || "no engine configured";
+  const reasons = reports.map((report) => `${report.engine}: ${report.reason ?? "failed"}`).join("; ") || "no engine configured";
   if (mode === "require") {
     throw new AppError("SANDBOX_UNAVAILABLE", `no sandbox engine passed its readiness probe (${reasons})`);
   }
