@@ -13,7 +13,10 @@ import {
 import type { SandboxLimits } from "./sandbox-spec.js";
 import type { SandboxUser } from "./sandbox-user.js";
 
-const SETTLE_POLL_MS = 10;
+// The kernel frees a cgroup a moment after its last task exits (rmdir answers EBUSY until then):
+// poll soon, then back off, so an ordinary run pays about a millisecond, not a fixed interval.
+const SETTLE_FIRST_POLL_MS = 1;
+const SETTLE_MAX_POLL_MS = 16;
 const SETTLE_WAIT_MS = 3_000;
 
 /**
@@ -123,11 +126,13 @@ export class RunCgroup {
   async remove(): Promise<void> {
     if (this.#removed) return;
     const deadline = Date.now() + SETTLE_WAIT_MS;
-    while ((await this.killAll()) > 0 && Date.now() < deadline) await sleep(SETTLE_POLL_MS);
+    for (let poll = SETTLE_FIRST_POLL_MS; (await this.killAll()) > 0 && Date.now() < deadline; poll = Math.min(poll * 2, SETTLE_MAX_POLL_MS)) {
+      await sleep(poll);
+    }
     const failures: string[] = [];
     await Promise.all(
       [...this.#dirs.values()].map(async (dir) => {
-        for (;;) {
+        for (let poll = SETTLE_FIRST_POLL_MS; ; poll = Math.min(poll * 2, SETTLE_MAX_POLL_MS)) {
           try {
             await rmdir(dir);
             return;
@@ -139,7 +144,7 @@ export class RunCgroup {
               failures.push(`${dir}: ${code ?? String(err)}`);
               return;
             }
-            await sleep(SETTLE_POLL_MS);
+            await sleep(poll);
           }
         }
       }),

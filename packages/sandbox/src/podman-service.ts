@@ -4,6 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
 
+const STOP_GRACE_MS = 250;
+
 export interface PodmanServiceOptions {
   /** Private socket of this worker, e.g. `<state dir>/podman.sock`. */
   readonly socketPath: string;
@@ -43,8 +45,12 @@ export class PodmanService {
     this.#child = null;
     if (child === null || child.exitCode !== null) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
+    // A graceful stop takes Podman 1.5 s or more (longer while API connections idle), and the
+    // service keeps nothing of ours: every run's container is removed before close, conmon
+    // supervises containers, and Podman's database is transactional. A short grace, then SIGKILL.
     child.kill("SIGTERM");
-    await Promise.race([exited, sleep(5000).then(() => child.kill("SIGKILL"))]);
+    await Promise.race([exited, sleep(STOP_GRACE_MS).then(() => child.kill("SIGKILL"))]);
+    await exited;
   }
 
   async #start(): Promise<void> {
