@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import { writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import { AppError, isAppError } from "@reviewbot/core/errors";
-import { createLogger } from "@reviewbot/core/logger";
+import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
+import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { checkoutCommand } from "./checkout-command.js";
 import { loadCliConfig, loadOperatorPolicy, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
@@ -35,6 +37,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const { selection } = await prepareSandbox(setup);
   if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
   const engine = auditedEngine(selection.engine, logger, new SandboxCounters());
+  stopSandboxesOnSignal(engine, logger);
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
     const outcome = await reviewCommand(command.args, { cache, engine, operator, logger, colour });
@@ -44,6 +47,19 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     await engine.close();
   }
+}
+
+/**
+ * Ctrl-C or SIGTERM mid-review: kill and remove every sandbox still running before exiting with
+ * 128 + the signal's number (the clone cache collects the interrupted job's work tree later).
+ */
+function stopSandboxesOnSignal(engine: SandboxEngine, logger: Logger): void {
+  const stop = (signal: "SIGINT" | "SIGTERM"): void => {
+    logger.warn({ signal }, "interrupted: stopping sandboxes");
+    void engine.close().finally(() => process.exit(128 + constants.signals[signal]));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
 }
 
 /** `--engine` overrides REVIEWBOT_ENGINE; `none` is only the explicit escape hatch of mode off. */
