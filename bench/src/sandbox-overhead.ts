@@ -11,6 +11,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runLimited } from "@reviewbot/review/pipeline/run-limited";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import type { SandboxEngine, SandboxLimits, SandboxSpec } from "@reviewbot/sandbox/sandbox-spec";
@@ -70,14 +71,7 @@ function podmanRunArgs(worktree: string, seccomp: string): string[] {
 
 async function parallelReview(engine: SandboxEngine, spec: SandboxSpec, helpers: number, concurrency: number): Promise<number> {
   const start = performance.now();
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < helpers) {
-      next += 1;
-      await engine.run(spec);
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, lane));
+  await runLimited(Array.from({ length: helpers }, () => spec), concurrency, (one) => engine.run(one));
   return performance.now() - start;
 }
 

@@ -2,13 +2,14 @@ import { chmod, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli-runner.js";
-import { createSampleRepo, traversableTempDir } from "../support/review-fixture.js";
+import { createSampleRepo } from "../support/review-fixture.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 
 let root = "";
 let sample = "";
 
 beforeAll(async () => {
-  root = await traversableTempDir("cli-review-errors");
+  root = await reachableTempDir("cli-review-errors");
   sample = createSampleRepo(root);
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@ import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABELS } from "@reviewbot/sandbox/container-profile";
 import { CLI } from "../support/cli-runner.js";
-import { traversableTempDir } from "../support/review-fixture.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 import { createReviewRepo, helperEntry } from "../support/review-repos.js";
 
 let root = "";
@@ -15,7 +15,7 @@ let repo = "";
 const HELPER = `sleeper${process.pid}`;
 
 beforeAll(async () => {
-  root = await traversableTempDir("cli-interrupt");
+  root = await reachableTempDir("cli-interrupt");
   repo = createReviewRepo(join(root, "repo"), {
     helpers: [helperEntry(HELPER, ["sleep", "60"], { timeout_seconds: 120 })],
     fork: (tree) => {

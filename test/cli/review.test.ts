@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { runCli, type CliResult } from "../support/cli-runner.js";
 import { gitText } from "../support/git-env.js";
-import { createSampleRepo, traversableTempDir } from "../support/review-fixture.js";
+import { createSampleRepo } from "../support/review-fixture.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 import { createReviewRepo, printingHelper } from "../support/review-repos.js";
 
 const SAMPLE_FINDINGS = ["app/calc.py:14 warning", "app/calc.py:15 error", "web/greet.ts:10 error", "web/greet.ts:12 error"];
@@ -33,7 +34,7 @@ function parseReport(result: CliResult): Report {
 }
 
 beforeAll(() => {
-  return traversableTempDir("cli-review").then((dir) => {
+  return reachableTempDir("cli-review").then((dir) => {
     root = dir;
     cacheDir = join(root, "cache");
     gitHome = join(root, "git-home");

@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REVIEW_ENGINES, traversableTempDir, useReviewHarness } from "../support/review-fixture.js";
+import { REVIEW_ENGINES, useReviewHarness } from "../support/review-fixture.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 import { createReviewRepo, printingHelper } from "../support/review-repos.js";
 
 const CANARY = "ghs_canary_token_123456";
@@ -20,7 +21,7 @@ describe.each(REVIEW_ENGINES)("review pipeline: untrusted inputs ($name)", (kind
   const harness = useReviewHarness(kind);
   let root = "";
   beforeAll(async () => {
-    root = await traversableTempDir("review-inputs");
+    root = await reachableTempDir("review-inputs");
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { BASE_IMAGE, sandboxSpec, shellSpec, TEST_LIMITS } from "../support/sandbox-specs.js";
-import { hostProcessesWith, leftoverRunCgroups, useBwrapEngine } from "./bwrap-fixture.js";
+import { hostProcessesMarked } from "../support/host-processes.js";
+import { leftoverRunCgroups, useBwrapEngine } from "./bwrap-fixture.js";
 
 // Planted before the engine starts: nothing of the worker's environment may reach a sandbox.
 const CANARY = `canary-${randomUUID()}`;
@@ -26,10 +27,10 @@ describe("bwrap engine: isolation", () => {
     const marker = `marker-${randomUUID()}`;
     const run = bwrap.engine.run(shellSpec(bwrap.worktree, `echo "uid=$(id -u) gid=$(id -g)"; sleep 1; : ${marker}`));
     // bwrap, its PID namespace's init and the sandboxed shell, seen from the host.
-    let host: Awaited<ReturnType<typeof hostProcessesWith>> = [];
+    let host: Awaited<ReturnType<typeof hostProcessesMarked>> = [];
     for (let tries = 0; tries < 50 && host.length < 3; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      host = await hostProcessesWith(marker);
+      host = await hostProcessesMarked(marker);
     }
     const result = await run;
     expect(result.stdout.toString()).toBe("uid=10001 gid=10001\n");

@@ -1,10 +1,10 @@
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { DEFAULT_CGROUP_LAYOUT } from "@reviewbot/sandbox/cgroup-limits";
 import { BASE_IMAGE } from "../support/sandbox-specs.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 
 /** The directories a bwrap suite shares; filled in by `beforeAll`. */
 export interface BwrapFixture {
@@ -36,13 +36,6 @@ export function useBwrapEngine(): BwrapFixture {
   return fixture;
 }
 
-/** A temporary directory the sandbox user may search (mkdtemp makes them 0700). */
-export async function reachableTempDir(label: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), `reviewbot-${label}-`));
-  await chmod(dir, 0o755);
-  return dir;
-}
-
 /** Run directories under `/sys/fs/cgroup/<controller>/reviewbot/` when the suite started (another process's). */
 const baseline = new Set<string>();
 
@@ -59,18 +52,4 @@ async function runCgroups(): Promise<string[]> {
     for (const entry of entries) if (entry.isDirectory()) left.push(join(parent, entry.name));
   }
   return left;
-}
-
-/** Host processes whose command line contains `marker`, with their real, effective, saved and fs uids. */
-export async function hostProcessesWith(marker: string): Promise<{ pid: number; uids: number[] }[]> {
-  const found: { pid: number; uids: number[] }[] = [];
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
-    if (!cmdline.includes(marker)) continue;
-    const status = await readFile(`/proc/${name}/status`, "utf8").catch(() => "");
-    const uids = /^Uid:\s+(.*)$/m.exec(status)?.[1]?.split(/\s+/).map(Number) ?? [];
-    found.push({ pid: Number(name), uids });
-  }
-  return found;
 }

@@ -3,7 +3,8 @@ import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { BASE_IMAGE, shellSpec, TEST_LIMITS } from "../support/sandbox-specs.js";
-import { hostProcessesWith, leftoverRunCgroups, useBwrapEngine } from "./bwrap-fixture.js";
+import { hostProcessesMarked } from "../support/host-processes.js";
+import { leftoverRunCgroups, useBwrapEngine } from "./bwrap-fixture.js";
 
 const bwrap = useBwrapEngine();
 
@@ -84,7 +85,7 @@ describe("bwrap engine: deadline", () => {
     expect(result.stdout.toString()).toMatch(/^daemon \d+\n$/);
     expect(result.timedOut).toBe(timedOut);
     expect(result.durationMs).toBeLessThan(timeoutMs + 1500);
-    expect(await hostProcessesWith(marker)).toEqual([]);
+    expect(await hostProcessesMarked(marker)).toEqual([]);
   });
 });
 
@@ -103,11 +104,11 @@ describe("bwrap engine without cgroups (a non-root worker)", () => {
       const script = `( sh -c 'trap "" TERM HUP; while :; do sleep 1; done; : ${marker}' & ); trap '' TERM; sleep 100`;
       const run = engine.run(shellSpec(bwrap.worktree, script, { limits: { ...TEST_LIMITS, timeoutMs: 1000 } }));
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const daemonWhileRunning = await hostProcessesWith(marker);
+      const daemonWhileRunning = await hostProcessesMarked(marker);
       const result = await run;
       expect(daemonWhileRunning.length).toBeGreaterThan(0);
       expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL" });
-      expect(await hostProcessesWith(marker)).toEqual([]);
+      expect(await hostProcessesMarked(marker)).toEqual([]);
     } finally {
       await engine.close();
     }

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { prepareImageRootfs } from "@reviewbot/sandbox/image-rootfs";
 import { BASE_IMAGE } from "../support/sandbox-specs.js";
-import { reachableTempDir } from "./bwrap-fixture.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 
 const run = promisify(execFile);
 const made: string[] = [];

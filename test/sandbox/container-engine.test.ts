@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Dockerode from "dockerode";
@@ -10,6 +10,7 @@ import { createContainerEngine } from "@reviewbot/sandbox/create-container-engin
 import { probeEngine } from "@reviewbot/sandbox/readiness-probe";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { BASE_IMAGE, CONTAINERS_CONF, TEST_LIMITS, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 
 let stateDir: string;
 let worktree: string;
@@ -18,8 +19,7 @@ let docker: Dockerode;
 
 beforeAll(async () => {
   stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-"));
-  worktree = await mkdtemp(join(tmpdir(), "reviewbot-worktree-"));
-  await chmod(worktree, 0o755);
+  worktree = await reachableTempDir("worktree");
   await writeFile(join(worktree, "hello.txt"), "hello from the work tree\n");
   engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
   docker = new Dockerode({ socketPath: join(stateDir, "podman.sock") });

@@ -1,16 +1,14 @@
-import { chmod, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NoneEngine } from "@reviewbot/sandbox/none-engine";
 import { TEST_LIMITS, shellSpec } from "../support/sandbox-specs.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
 
 let worktree: string;
 const engine = new NoneEngine();
 
 beforeAll(async () => {
-  worktree = await mkdtemp(join(tmpdir(), "reviewbot-none-"));
-  await chmod(worktree, 0o755);
+  worktree = await reachableTempDir("none");
 });
 
 afterAll(async () => {

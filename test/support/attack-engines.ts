@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import { reachableTempDir } from "../sandbox/bwrap-fixture.js";
+import { reachableTempDir } from "./temp-dirs.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 import { startRootlessPodman } from "./rootless-podman.js";
 

@@ -6,7 +6,7 @@ import { parseRepoConfig, type RepoConfig } from "@reviewbot/policy/repo-config"
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import { forkRequest, openCache } from "./clone-cache-harness.js";
 import { createUpstream, type Upstream, type WorkTreeWriter } from "./git-fixture.js";
-import { reachableTempDir } from "../sandbox/bwrap-fixture.js";
+import { reachableTempDir } from "./temp-dirs.js";
 import { BASE_IMAGE } from "./sandbox-specs.js";
 
 export const PYTHON_IMAGE = "localhost/reviewbot/python:latest";

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +18,7 @@ import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { forkRequest, openCache } from "./clone-cache-harness.js";
 import { isolatedGitEnv } from "./git-env.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
+import { reachableTempDir } from "./temp-dirs.js";
 
 const CREATE_SAMPLE = fileURLToPath(new URL("../../scripts/create-sample-repo.sh", import.meta.url));
 const MiB = 1024 * 1024;
@@ -26,13 +27,6 @@ const MiB = 1024 * 1024;
 export const REVIEW_OPERATOR: OperatorPolicy = parseOperatorPolicy({
   limits: { timeoutSeconds: 60, memoryBytes: 512 * MiB, pids: 128, outputBytes: 256 * 1024, tmpfsBytes: 16 * MiB, concurrency: 4 },
 });
-
-/** A temporary directory the sandbox users can traverse (mkdtemp makes 0700; CloneCache roots need 0711). */
-export async function traversableTempDir(label: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), `reviewbot-${label}-`));
-  await chmod(dir, 0o711);
-  return dir;
-}
 
 /** Builds the bundled sample (scripts/create-sample-repo.sh) at `<root>/sample`; returns its path. */
 export function createSampleRepo(root: string): string {
@@ -70,7 +64,7 @@ export const REVIEW_ENGINES: readonly ReviewEngineKind[] = [
   {
     name: "bwrap",
     async open(images) {
-      const cacheDir = await traversableTempDir("review-bwrap");
+      const cacheDir = await reachableTempDir("review-bwrap");
       const engine = await BwrapEngine.create({ images, cacheDir });
       return { engine, close: () => closeAndRemove(engine, cacheDir) };
     },
@@ -105,7 +99,7 @@ export function useReviewHarness(kind: ReviewEngineKind, operator: OperatorPolic
   let cacheRoot = "";
   let cache: CloneCache | undefined;
   beforeAll(async () => {
-    cacheRoot = await traversableTempDir(`review-cache-${kind.name}`);
+    cacheRoot = await reachableTempDir(`review-cache-${kind.name}`);
     cache = await openCache(cacheRoot);
     opened = await kind.open(Object.values(operator.images));
   }, 180_000);
@@ -138,7 +132,7 @@ export function useReviewOf(kind: ReviewEngineKind, label: string, build: (root:
   let root = "";
   let report: Report | undefined;
   beforeAll(async () => {
-    root = await traversableTempDir(label);
+    root = await reachableTempDir(label);
     report = await harness.review(build(root));
   }, 120_000);
   afterAll(async () => {

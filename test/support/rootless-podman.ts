@@ -5,7 +5,7 @@ import { chmod, chown, mkdir, readFile, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { reachableTempDir } from "../sandbox/bwrap-fixture.js";
+import { reachableTempDir } from "./temp-dirs.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 
 const run = promisify(execFile);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
@@ -19,4 +19,14 @@ export function useTempDirs(): MakeTempDir {
     made.push(dir);
     return dir;
   };
+}
+
+/**
+ * A temporary directory the sandbox users (bwrap's `reviewbot-sandbox`, the containers' uid 10001)
+ * can enter and read: mkdtemp makes 0700. The caller removes it.
+ */
+export async function reachableTempDir(label: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `reviewbot-${label}-`));
+  await chmod(dir, 0o755);
+  return dir;
 }
