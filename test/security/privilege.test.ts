@@ -1,6 +1,7 @@
 import Dockerode from "dockerode";
 import { describe, expect, it } from "vitest";
 import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import { DENIED_SYSCALLS } from "@reviewbot/sandbox/denied-syscalls";
 import { PYTHON_IMAGE } from "../support/attack-repo.js";
 import { ISOLATION_ENGINES } from "../support/attack-engines.js";
 import { expectFacts, useAttackSuite, useEngine } from "../support/attack-suite.js";
@@ -8,7 +9,26 @@ import { BASE_IMAGE } from "../support/sandbox-specs.js";
 
 const ZERO_CAPS = "0000000000000000";
 
+/**
+ * Calls every system call the sandbox profile denies (zero arguments: harmless where allowed, the
+ * caller has no capability) and prints how each ended: `allowed`, or the errno's name.
+ */
+const DENIED_SYSCALL_PROBE = [
+  "exec python3 -c '",
+  "import ctypes, errno",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  `for name, number in ${JSON.stringify(DENIED_SYSCALLS).replaceAll("'", "")}.items():`,
+  "    ctypes.set_errno(0)",
+  "    result = libc.syscall(number, 0, 0, 0, 0, 0, 0)",
+  "    print(name + \"=\" + (\"allowed\" if result != -1 else errno.errorcode.get(ctypes.get_errno(), \"?\")))",
+  "'",
+].join("\n");
+
+/** The answers of a seccomp filter: ours says EPERM (bwrap), the engine profile's default ENOSYS. */
+const FILTERED = /^(EPERM|ENOSYS)$/;
+
 const ATTACKS = {
+  "denied-syscalls": DENIED_SYSCALL_PROBE,
   capabilities: "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status | tr -d ' \\t' | tr ':' '='",
   setuid: [
     "echo \"setuid_files=$(find / -xdev -perm /6000 -type f 2>/dev/null | tr '\\n' ' ')\"",
@@ -70,6 +90,10 @@ describe("negative controls", () => {
       const opened = { ...rootful.opened, label: "podman (seccomp unconfined)", engine: weakened };
       expectFacts(await suite.attack(opened, "capabilities"), { Seccomp: "0" });
       expect((await suite.attack(opened, "namespaces")).facts.get("unshare1")).toBe("created");
+      // Without the filter the kernel answers these calls itself, and not all with EPERM/ENOSYS.
+      const calls = await suite.attack(opened, "denied-syscalls", { helper: "attack-python" });
+      const unfiltered = Object.keys(DENIED_SYSCALLS).filter((name) => !FILTERED.test(calls.facts.get(name) ?? ""));
+      expect(unfiltered.length, calls.out).toBeGreaterThan(3);
     });
   });
 });
@@ -93,6 +117,13 @@ describe.each(ISOLATION_ENGINES)("privilege attacks on $name", (underAttack) => 
   it("cannot create namespaces of any kind", async () => {
     const run = await suite.attack(engine.opened, "namespaces");
     expectFacts(run, Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`unshare${i + 1}`, "refused"])));
+  });
+
+  it("is refused every system call the profile denies (namespaces, mounts, keyrings, bpf, io_uring, ptrace, modules…)", async () => {
+    const run = await suite.attack(engine.opened, "denied-syscalls", { helper: "attack-python" });
+    for (const name of Object.keys(DENIED_SYSCALLS)) {
+      expect(run.facts.get(name), `${name}; stderr: ${run.err}`).toMatch(FILTERED);
+    }
   });
 
   it("cannot mount", async () => {
