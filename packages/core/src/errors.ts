@@ -22,6 +22,16 @@ export const ERROR_CATALOGUE = {
   LOCK_TIMEOUT: { status: 503, retryable: true, summary: "a clone-cache lock could not be acquired in time" },
   SANDBOX_UNAVAILABLE: { status: 503, retryable: true, summary: "no sandbox engine can run the helper safely" },
   USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
+  WEBHOOK_SIGNATURE_INVALID: { status: 401, retryable: false, summary: "the webhook signature is missing or wrong" },
+  WEBHOOK_TOO_LARGE: { status: 413, retryable: false, summary: "the webhook body exceeds the size limit" },
+  WEBHOOK_CONTENT_TYPE: { status: 415, retryable: false, summary: "the webhook body is not application/json" },
+  WEBHOOK_MALFORMED: { status: 400, retryable: false, summary: "the webhook body or headers are malformed" },
+  QUEUE_UNAVAILABLE: { status: 503, retryable: true, summary: "Redis did not accept the job in time" },
+  JOB_INVALID: { status: 422, retryable: false, summary: "a queued job does not match its contract" },
+  UNAUTHENTICATED: { status: 401, retryable: false, summary: "the request carries no valid credential" },
+  TOKEN_DENIED: { status: 403, retryable: false, summary: "no live job entitles the caller to a token" },
+  GITHUB_API_FAILED: { status: 502, retryable: true, summary: "a GitHub API call failed" },
+  REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

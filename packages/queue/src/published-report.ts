@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+const line = z.number().int().positive().nullable();
+
+/** A finding as the publisher receives it: already sanitised by the pipeline, re-checked here. */
+export const PublishedFinding = z.strictObject({
+  path: z.string().min(1).max(4096),
+  line,
+  endLine: line,
+  column: line,
+  severity: z.enum(["error", "warning", "notice"]),
+  message: z.string().max(65_535),
+  rule: z.string().max(1024).nullable(),
+  helper: z.string().max(200),
+});
+export type PublishedFinding = z.infer<typeof PublishedFinding>;
+
+/** One helper's outcome, without its output (the output stays on the worker and in its logs). */
+export const PublishedHelper = z.strictObject({
+  name: z.string().max(200),
+  image: z.string().max(500),
+  outcome: z.enum(["passed", "findings", "failed", "timeout", "oom", "truncated", "cancelled"]),
+  durationMs: z.number().int().nonnegative(),
+  findings: z.number().int().nonnegative(),
+  problems: z.array(z.string().max(2000)).max(100),
+});
+export type PublishedHelper = z.infer<typeof PublishedHelper>;
+
+const range = z.strictObject({ start: z.number().int().positive(), end: z.number().int().positive() });
+
+/**
+ * What a worker hands the publisher: everything a check run and review comments need, nothing
+ * secret. `hunks` are the head-side hunk extents of each file with findings, so review comments
+ * can be validated against the diff without another API call.
+ */
+export const PublishedReport = z.strictObject({
+  engine: z.enum(["podman", "docker", "bwrap", "none"]),
+  sandboxed: z.boolean(),
+  overlay: z.strictObject({
+    source: z.enum(["base", "absent", "failed-closed"]),
+    failedClosed: z.boolean(),
+    ignoredPrChanges: z.array(z.string().max(4096)).max(1000),
+  }),
+  configErrors: z.array(z.string().max(2000)).max(200),
+  helpers: z.array(PublishedHelper).max(100),
+  findings: z.array(PublishedFinding).max(20_000),
+  filtered: z.strictObject({ mode: z.enum(["added", "diff_context", "file", "nofilter"]), dropped: z.number().int().nonnegative() }),
+  errors: z.array(z.string().max(2000)).max(200),
+  hunks: z.record(z.string(), z.array(range).max(10_000)),
+  durationMs: z.number().int().nonnegative(),
+});
+export type PublishedReport = z.infer<typeof PublishedReport>;

@@ -1,0 +1,38 @@
+import { z } from "zod";
+import { parseContract } from "./parse-contract.js";
+
+const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA");
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** What started a review; `local` is the embedded-defaults source (no GitHub). */
+export const REVIEW_TRIGGERS = ["pull_request", "issue_comment", "check_run", "local"] as const;
+export type ReviewTrigger = (typeof REVIEW_TRIGGERS)[number];
+
+/**
+ * A review job: identifiers only, never a token, a URL or PR text. Validated where it is written
+ * (the API) and again where it is read (the worker), since Redis is shared state.
+ */
+export const ReviewJob = z.strictObject({
+  installationId: id,
+  repositoryId: id,
+  /** `owner/name` as GitHub spells it; the worker derives the clone URL from it. */
+  repository: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name"),
+  pullNumber: id,
+  headSha: sha,
+  baseSha: sha,
+  /** The base branch: the trusted side, whose commit must contain `baseSha`. */
+  baseRef: z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name"),
+  deliveryId: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a GitHub delivery id"),
+  trigger: z.enum(REVIEW_TRIGGERS),
+});
+export type ReviewJob = z.infer<typeof ReviewJob>;
+
+/** Reads a review job from the queue; a mismatch is a final `JOB_INVALID` naming the field. */
+export function parseReviewJob(data: unknown): ReviewJob {
+  return parseContract(ReviewJob, "review job", data);
+}
+
+/** The PR a job reviews, as one key for leases, supersession and logs. */
+export function pullRequestKey(job: Pick<ReviewJob, "repositoryId" | "pullNumber">): string {
+  return `${job.repositoryId}.${job.pullNumber}`;
+}

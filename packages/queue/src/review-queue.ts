@@ -1,0 +1,23 @@
+import type { DefaultJobOptions } from "bullmq";
+import type { ReviewJob } from "./review-job.js";
+
+/**
+ * Retries are for infrastructure failures (engine down, git timeout, Redis blip): exponential
+ * backoff from 5 s. Final errors (a bad job, a config error) skip them through `UnrecoverableError`.
+ * Finished jobs stay a week for the dashboard; the delivery ledger, not the job, prevents replays.
+ */
+export const REVIEW_JOB_OPTIONS: DefaultJobOptions = Object.freeze({
+  attempts: 5,
+  backoff: { type: "exponential", delay: 5000 },
+  removeOnComplete: { age: 7 * 24 * 3600, count: 5000 },
+  removeOnFail: { age: 14 * 24 * 3600, count: 5000 },
+});
+
+/**
+ * One job id per delivery: the same delivery enqueued twice (two API replicas, a retried request)
+ * is one job, while a new event for the same PR is a new job that supersedes the old one.
+ * BullMQ ids must not contain `:` and must not be integers.
+ */
+export function reviewJobId(job: Pick<ReviewJob, "repositoryId" | "pullNumber" | "deliveryId">): string {
+  return `review.${job.repositoryId}.${job.pullNumber}.${job.deliveryId}`;
+}

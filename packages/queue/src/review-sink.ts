@@ -1,0 +1,16 @@
+import type { CompletedTask, GitHubTask } from "./github-task.js";
+
+export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
+export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;
+
+/**
+ * Where review results go: GitHub (check runs, annotations, review comments) in production, a
+ * directory of files under the embedded defaults. Every method is idempotent: a retried or
+ * stalled task updates what it published before, never duplicates it.
+ */
+export interface ReviewSink {
+  started(task: StartedTask): Promise<void>;
+  /** `supersededBy` is the PR's newer head when the result is outdated: it must not be published as current. */
+  completed(task: CompletedTask, supersededBy: string | null): Promise<void>;
+  failed(task: FailedTask): Promise<void>;
+}
