@@ -13,6 +13,11 @@ const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return red
  * so the lease frees itself within `ttlMs`.
  */
 export class PullRequestLease {
+  /** The job id currently reviewing the PR on some host, or null. */
+  static async holder(redis: Redis, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): Promise<string | null> {
+    return redis.get(leaseKey(pr));
+  }
+
   readonly #redis: Redis;
   readonly #key: string;
   readonly #holder: string;
@@ -21,7 +26,7 @@ export class PullRequestLease {
 
   constructor(redis: Redis, job: Pick<ReviewJob, "repositoryId" | "pullNumber">, holder: string, ttlMs: number) {
     this.#redis = redis;
-    this.#key = `${KEY_PREFIX}:lease:${pullRequestKey(job)}`;
+    this.#key = leaseKey(job);
     this.#holder = holder;
     this.#ttlMs = ttlMs;
   }
@@ -47,4 +52,8 @@ export class PullRequestLease {
   async #renew(): Promise<boolean> {
     return (await this.#redis.eval(RENEW_SCRIPT, 1, this.#key, this.#holder, this.#ttlMs)) === 1;
   }
+}
+
+function leaseKey(pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): string {
+  return `${KEY_PREFIX}:lease:${pullRequestKey(pr)}`;
 }
