@@ -19,7 +19,8 @@ export interface GitHttpServerOptions {
   /** Directory whose repositories are served: `<url>/<name>` is `<projectRoot>/<name>`. */
   readonly projectRoot: string;
   readonly username: string;
-  readonly token: string;
+  /** The one password accepted, or a check (a GitHub stand-in accepting the tokens it minted). */
+  readonly token: string | ((password: string) => boolean);
   /** HOME for git http-backend (isolated like every fixture git). */
   readonly home: string;
   /** Holds every response this long, to keep the client's processes alive for observation. */
@@ -38,11 +39,11 @@ export interface GitHttpServer {
  */
 export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const requests: RecordedRequest[] = [];
-  const expected = Buffer.from(`Basic ${Buffer.from(`${options.username}:${options.token}`).toString("base64")}`);
+  const authorize = basicAuthCheck(options.username, options.token);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     const header = req.headers.authorization;
-    const authorized = header !== undefined && sameBytes(Buffer.from(header), expected);
+    const authorized = header !== undefined && authorize(header);
     const record = (status: number): void => {
       requests.push({ method: req.method ?? "", path: url.pathname, query: url.search, authPresent: header !== undefined, authorized, status });
     };
@@ -147,4 +148,17 @@ function writeCgiHead(res: ServerResponse, block: string): number {
   }
   res.writeHead(status, headers);
   return status;
+}
+
+function basicAuthCheck(username: string, token: GitHttpServerOptions["token"]): (header: string) => boolean {
+  if (typeof token === "string") {
+    const expected = Buffer.from(`Basic ${Buffer.from(`${username}:${token}`).toString("base64")}`);
+    return (header) => sameBytes(Buffer.from(header), expected);
+  }
+  return (header) => {
+    if (!header.startsWith("Basic ")) return false;
+    const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return colon >= 0 && decoded.slice(0, colon) === username && token(decoded.slice(colon + 1));
+  };
 }

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   QUEUE_UNAVAILABLE: { status: 503, retryable: true, summary: "Redis did not accept the job in time" },
   JOB_INVALID: { status: 422, retryable: false, summary: "a queued job does not match its contract" },
   UNAUTHENTICATED: { status: 401, retryable: false, summary: "the request carries no valid credential" },
+  REQUEST_INVALID: { status: 400, retryable: false, summary: "an API request body or header is malformed" },
   TOKEN_DENIED: { status: 403, retryable: false, summary: "no live job entitles the caller to a token" },
   GITHUB_API_FAILED: { status: 502, retryable: true, summary: "a GitHub API call failed" },
   REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { loadApiConfig } from "./api-config.js";
+
+const base = { REDIS_URL: "redis://127.0.0.1:6379", REVIEWBOT_WEBHOOK_SECRET: "0123456789abcdef" };
+const local = { ...base, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: "/tmp/out" };
+const github = { ...base, GITHUB_APP_ID: "12", GITHUB_PRIVATE_KEY_FILE: "/run/secrets/key.pem" };
+
+describe("loadApiConfig", () => {
+  it("applies the documented defaults", () => {
+    expect(loadApiConfig(github)).toMatchObject({
+      REVIEWBOT_HOST: "127.0.0.1",
+      REVIEWBOT_PORT: 3000,
+      REVIEWBOT_WEBHOOK_MAX_BYTES: 26_214_400,
+      GITHUB_API_URL: "https://api.github.com",
+      REVIEWBOT_SINK: "github",
+      REVIEWBOT_REVIEW_COMMENTS: "off",
+      REVIEWBOT_REVIEW_COMMAND: "/review",
+      REVIEWBOT_BOT_LOGINS: [],
+      GITHUB_APP_ID: 12,
+    });
+  });
+
+  it("splits and lower-cases bot logins", () => {
+    expect(loadApiConfig({ ...local, REVIEWBOT_BOT_LOGINS: " Renovate-Bot, ,snyk-bot " }).REVIEWBOT_BOT_LOGINS).toEqual(["renovate-bot", "snyk-bot"]);
+  });
+
+  it("ignores variables that are not its own", () => {
+    expect(() => loadApiConfig({ ...local, HOME: "/root", GITHUB_TOKEN: "x" })).not.toThrow();
+  });
+
+  it.each([
+    ["an unknown REVIEWBOT_ name", { ...local, REVIEWBOT_PROT: "80" }, /^REVIEWBOT_PROT: /],
+    ["no Redis", { ...local, REDIS_URL: undefined }, /^REDIS_URL: /],
+    ["a short webhook secret", { ...local, REVIEWBOT_WEBHOOK_SECRET: "short" }, /^REVIEWBOT_WEBHOOK_SECRET: /],
+    ["a bad sink", { ...local, REVIEWBOT_SINK: "s3" }, /^REVIEWBOT_SINK: /],
+    ["a local sink without a directory", { ...base, REVIEWBOT_SINK: "local" }, /^REVIEWBOT_LOCAL_SINK_DIR: is required when REVIEWBOT_SINK=local/],
+    ["github without an App id", { ...base, GITHUB_PRIVATE_KEY: "k" }, /^GITHUB_APP_ID: is required when REVIEWBOT_SINK=github/],
+    ["github without a key", { ...base, GITHUB_APP_ID: "1" }, /^GITHUB_PRIVATE_KEY: exactly one of/],
+    ["github with both keys", { ...github, GITHUB_PRIVATE_KEY: "k" }, /^GITHUB_PRIVATE_KEY: exactly one of/],
+    ["a short worker credential", { ...local, REVIEWBOT_WORKER_CREDENTIAL: "short" }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
+    ["a command with a space", { ...local, REVIEWBOT_REVIEW_COMMAND: "/re view" }, /^REVIEWBOT_REVIEW_COMMAND: /],
+    ["a port out of range", { ...local, REVIEWBOT_PORT: "70000" }, /^REVIEWBOT_PORT: /],
+  ])("refuses %s with CONFIG_INVALID naming the variable", (_name, env, message) => {
+    expect(() => loadApiConfig(env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringMatching(message) as unknown }));
+  });
+
+  it("never echoes a secret value in its message", () => {
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_DASHBOARD_PASSWORD: "tiny-pw" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("tiny-pw") as unknown }));
+  });
+});

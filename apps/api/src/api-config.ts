@@ -1,0 +1,85 @@
+import { z } from "zod";
+import { AppError } from "@reviewbot/core/errors";
+
+const positiveInt = z.coerce.number().int().positive();
+const port = z.coerce.number().int().min(0).max(65_535);
+const optionalText = z.string().min(1).optional();
+
+/** Comma list, trimmed, empties dropped, compared case-insensitively (GitHub logins are). */
+const loginList = z
+  .string()
+  .default("")
+  .transform((value) =>
+    value
+      .split(",")
+      .map((login) => login.trim().toLowerCase())
+      .filter((login) => login.length > 0),
+  );
+
+/**
+ * The API's settings. Every REVIEWBOT_* variable must be known here (a typo is an error, not a
+ * silent default); the other names are the agreed common ones. GitHub credentials are required
+ * only when results go to GitHub.
+ */
+export const ApiConfig = z
+  .object({
+    REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
+    REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    REVIEWBOT_HOST: z.string().min(1).default("127.0.0.1"),
+    REVIEWBOT_PORT: port.default(3000),
+    // GitHub signs with this; shorter secrets are guessable offline from one signed delivery.
+    REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters"),
+    REVIEWBOT_WEBHOOK_MAX_BYTES: positiveInt.default(26_214_400),
+    GITHUB_APP_ID: positiveInt.optional(),
+    GITHUB_PRIVATE_KEY: optionalText,
+    GITHUB_PRIVATE_KEY_FILE: optionalText,
+    GITHUB_API_URL: z.url().default("https://api.github.com"),
+    REVIEWBOT_WORKER_CREDENTIAL: z.string().min(32, "must be at least 32 characters").optional(),
+    REVIEWBOT_DASHBOARD_USER: z.string().min(1).default("admin"),
+    REVIEWBOT_DASHBOARD_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
+    REVIEWBOT_SINK: z.enum(["github", "local"]).default("github"),
+    REVIEWBOT_LOCAL_SINK_DIR: optionalText,
+    REVIEWBOT_REVIEW_COMMENTS: z.enum(["on", "off"]).default("off"),
+    REVIEWBOT_BOT_LOGINS: loginList,
+    REVIEWBOT_REVIEW_COMMAND: z.string().regex(/^\S{1,100}$/, "must be one word without spaces").default("/review"),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.REVIEWBOT_SINK === "local") {
+      if (config.REVIEWBOT_LOCAL_SINK_DIR === undefined) {
+        ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_SINK_DIR"], message: "is required when REVIEWBOT_SINK=local" });
+      }
+      return;
+    }
+    if (config.GITHUB_APP_ID === undefined) {
+      ctx.addIssue({ code: "custom", path: ["GITHUB_APP_ID"], message: "is required when REVIEWBOT_SINK=github" });
+    }
+    const keys = [config.GITHUB_PRIVATE_KEY, config.GITHUB_PRIVATE_KEY_FILE].filter((key) => key !== undefined);
+    if (keys.length !== 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["GITHUB_PRIVATE_KEY"],
+        message: "exactly one of GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_FILE is required when REVIEWBOT_SINK=github",
+      });
+    }
+  });
+export type ApiConfig = z.infer<typeof ApiConfig>;
+
+const COMMON_NAMES = new Set(["REDIS_URL", "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_FILE", "GITHUB_API_URL"]);
+
+/**
+ * Reads the API's slice of an environment (every REVIEWBOT_* name plus the common names it uses);
+ * throws CONFIG_INVALID naming the first bad or unknown variable, never its value.
+ */
+export function loadApiConfig(env: NodeJS.ProcessEnv): Readonly<ApiConfig> {
+  const slice = Object.fromEntries(
+    Object.entries(env).filter(([key, value]) => value !== undefined && (key.startsWith("REVIEWBOT_") || COMMON_NAMES.has(key))),
+  );
+  const parsed = ApiConfig.safeParse(slice);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue?.path[0] ?? "");
+    throw new AppError("CONFIG_INVALID", `${key}: ${issue?.message ?? "invalid"}`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,84 @@
+import type { Queue } from "bullmq";
+import express, { type ErrorRequestHandler, type Express } from "express";
+import type { Redis } from "ioredis";
+import { isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import type { ApiMetrics } from "./api-metrics.js";
+import type { BasicCredentials } from "./basic-auth.js";
+import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
+import type { DeliveryFilter } from "./decide-delivery.js";
+import { healthHandler, readyHandler } from "./health-handlers.js";
+import { sendError } from "./send-error.js";
+import { tokenBrokerHandler, type TokenMinter } from "./token-broker-handler.js";
+import { webhookHandler } from "./webhook-handler.js";
+
+/** Probot's path, so an App configured for Probot needs no change. */
+export const WEBHOOK_PATH = "/api/github/webhooks";
+export const TOKEN_PATH = "/internal/token";
+
+/** How long Redis may take to confirm a delivery: GitHub waits 10 s, so answer well before. */
+export const DEFAULT_ENQUEUE_DEADLINE_MS = 3000;
+
+export interface ApiDeps {
+  readonly webhook: {
+    readonly secret: string;
+    readonly maxBytes: number;
+    readonly filter: DeliveryFilter;
+    readonly enqueueDeadlineMs?: number;
+  };
+  readonly queues: { readonly reviews: Queue; readonly github: Queue };
+  /** The fail-fast (non-blocking) connection: ledger, PR state, readiness. */
+  readonly redis: Redis;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  readonly scrubber: SecretScrubber;
+  /** Null when no worker credential or no GitHub App is configured: the route answers 404. */
+  readonly tokenBroker: { readonly credential: string; readonly mint: TokenMinter } | null;
+  /** Null when no dashboard password is configured: the dashboard is off, never open. */
+  readonly dashboard: BasicCredentials | null;
+}
+
+/** The API's HTTP application, built from its dependencies; the caller decides where it listens. */
+export function createApiApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.disable("etag");
+  const { reviews, github } = deps.queues;
+  app.post(
+    WEBHOOK_PATH,
+    webhookHandler({
+      ...deps.webhook,
+      deadlineMs: deps.webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
+      queues: { reviews, github, redis: deps.redis },
+      metrics: deps.metrics,
+      logger: deps.logger,
+    }),
+  );
+  if (deps.tokenBroker !== null) {
+    app.post(TOKEN_PATH, tokenBrokerHandler({ ...deps.tokenBroker, reviews, scrubber: deps.scrubber, logger: deps.logger }));
+  }
+  app.use("/admin", deps.dashboard === null ? dashboardDisabled : dashboardRouter([reviews, github], deps.dashboard, deps.logger));
+  app.get("/metrics", async (_request, response) => {
+    response.setHeader("Content-Type", deps.metrics.registry.contentType);
+    response.setHeader("Cache-Control", "no-store");
+    response.send(await deps.metrics.registry.metrics());
+  });
+  app.get("/healthz", healthHandler);
+  app.get("/readyz", readyHandler(deps.redis));
+  app.use((_request, response) => {
+    response.status(404).json({ error: { code: "NOT_FOUND", message: "no such route" } });
+  });
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, request, response, next) => {
+    logger.error({ err, method: request.method, path: request.path }, "request failed");
+    // Headers already sent: only Express's default handler can end the response (it closes it).
+    if (response.headersSent) next(err);
+    else if (isAppError(err)) sendError(response, err);
+    else response.status(500).json({ error: { code: "INTERNAL", message: "internal error" } });
+  };
+}

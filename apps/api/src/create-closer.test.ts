@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { createLogger } from "@reviewbot/core/logger";
+import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { createCloser } from "./create-closer.js";
+
+function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({ level: "info", scrubber: new SecretScrubber(), destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  return { logger, lines };
+}
+
+describe("createCloser", () => {
+  it("runs every step once, in order, past failures and hangs", async () => {
+    const { logger, lines } = capture();
+    const ran: string[] = [];
+    const close = createCloser(
+      [
+        ["a", () => Promise.resolve(ran.push("a"))],
+        ["b", () => Promise.reject(new Error("boom"))],
+        ["c", () => new Promise(() => undefined)],
+        ["d", () => Promise.resolve(ran.push("d"))],
+      ],
+      logger,
+      50,
+    );
+    await Promise.all([close(), close()]);
+    await close();
+    expect(ran).toEqual(["a", "d"]);
+    expect(lines.map((line) => [line.msg, line.step])).toEqual([
+      ["shutdown step failed", "b"],
+      ["shutdown step timed out", "c"],
+    ]);
+  });
+});

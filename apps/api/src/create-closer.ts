@@ -1,0 +1,37 @@
+import type { Logger } from "@reviewbot/core/logger";
+
+export type CloseStep = readonly [name: string, close: () => Promise<unknown>];
+
+/**
+ * How long one shutdown step may take: a step waiting on a Redis that is gone must not hang the
+ * exit past the orchestrator's grace period (Docker's default is 10 s).
+ */
+export const CLOSE_STEP_TIMEOUT_MS = 5000;
+
+/**
+ * Returns an idempotent close: the first call runs every step in order, each even when an earlier
+ * one threw or timed out (BullMQ's habit), logging failures; later calls return the same promise.
+ */
+export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTimeoutMs = CLOSE_STEP_TIMEOUT_MS): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      for (const [name, close] of steps) {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<"timeout">((resolve) => {
+          timer = setTimeout(() => {
+            resolve("timeout");
+          }, stepTimeoutMs);
+        });
+        try {
+          if ((await Promise.race([close(), timeout])) === "timeout") logger.error({ step: name, timeoutMs: stepTimeoutMs }, "shutdown step timed out");
+        } catch (err) {
+          logger.error({ err, step: name }, "shutdown step failed");
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+    })();
+    return closing;
+  };
+}

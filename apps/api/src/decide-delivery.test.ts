@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
+
+const HEAD = "a".repeat(40);
+const BASE = "b".repeat(40);
+const DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
+const filter: DeliveryFilter = { botLogins: ["renovate-bot"], reviewCommand: "/review", checkRunName: "reviewbot", appId: 42 };
+const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello" } };
+
+function pullRequest(action: string, pr: Record<string, unknown> = {}): unknown {
+  return {
+    ...envelope,
+    action,
+    pull_request: {
+      number: 5,
+      state: "open",
+      draft: false,
+      user: { login: "alice", type: "User" },
+      head: { sha: HEAD, ref: "feature" },
+      base: { sha: BASE, ref: "main" },
+      ...pr,
+    },
+  };
+}
+
+function comment(body: string | null, association = "MEMBER", extra: Record<string, unknown> = {}): unknown {
+  return {
+    ...envelope,
+    action: "created",
+    issue: { number: 5, state: "open", pull_request: { url: "x" } },
+    comment: { body, author_association: association, user: { login: "alice", type: "User" } },
+    ...extra,
+  };
+}
+
+function checkRun(run: Record<string, unknown>, action = "rerequested"): unknown {
+  return { ...envelope, action, check_run: { name: "reviewbot", app: { id: 42 }, external_id: null, pull_requests: [], ...run } };
+}
+
+const linkedPr = { number: 9, head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main", repo: { id: 100 } } };
+
+describe("decideDelivery", () => {
+  it.each([
+    ["pull_request opened", "pull_request", pullRequest("opened"), "review"],
+    ["pull_request reopened", "pull_request", pullRequest("reopened"), "review"],
+    ["pull_request synchronize", "pull_request", pullRequest("synchronize"), "review"],
+    ["pull_request ready_for_review", "pull_request", pullRequest("ready_for_review"), "review"],
+    ["pull_request without draft field", "pull_request", pullRequest("opened", { draft: undefined }), "review"],
+    ["pull_request edited", "pull_request", pullRequest("edited"), "ignore:action_not_handled"],
+    ["pull_request labeled", "pull_request", pullRequest("labeled"), "ignore:action_not_handled"],
+    ["a draft", "pull_request", pullRequest("opened", { draft: true }), "ignore:draft"],
+    ["a closed PR", "pull_request", pullRequest("synchronize", { state: "closed" }), "ignore:closed"],
+    ["a Bot author", "pull_request", pullRequest("opened", { user: { login: "dependabot[bot]", type: "Bot" } }), "ignore:bot_author"],
+    ["a listed bot login (case-insensitive)", "pull_request", pullRequest("opened", { user: { login: "Renovate-Bot", type: "User" } }), "ignore:bot_author"],
+    ["the command from a member", "issue_comment", comment("/review"), "resolve"],
+    ["the command with more lines", "issue_comment", comment("  /review  \r\nplease"), "resolve"],
+    ["the command from an owner", "issue_comment", comment("/review", "OWNER"), "resolve"],
+    ["the command from a collaborator", "issue_comment", comment("/review", "COLLABORATOR"), "resolve"],
+    ["the command from a contributor", "issue_comment", comment("/review", "CONTRIBUTOR"), "ignore:author_not_trusted"],
+    ["the command from anyone", "issue_comment", comment("/review", "NONE"), "ignore:author_not_trusted"],
+    ["the command not on the first line", "issue_comment", comment("hello\n/review"), "ignore:not_the_command"],
+    ["a longer word", "issue_comment", comment("/reviewing"), "ignore:not_the_command"],
+    ["an empty comment", "issue_comment", comment(null), "ignore:not_the_command"],
+    ["the command from a Bot", "issue_comment", comment("/review", "MEMBER", { comment: { body: "/review", author_association: "MEMBER", user: { login: "x[bot]", type: "Bot" } } }), "ignore:bot_author"],
+    ["a comment on an issue", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "open" } }), "ignore:not_a_pull_request"],
+    ["a comment on a closed PR", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "closed", pull_request: {} } }), "ignore:closed"],
+    ["an edited comment", "issue_comment", { ...(comment("/review") as object), action: "edited" }, "ignore:action_not_handled"],
+    ["our check run rerequested with its PR", "check_run", checkRun({ pull_requests: [linkedPr] }), "review"],
+    ["our fork check run rerequested (external id)", "check_run", checkRun({ external_id: `review.100.9.${DELIVERY}` }), "resolve"],
+    ["an external id of another repository", "check_run", checkRun({ external_id: `review.101.9.${DELIVERY}` }), "ignore:no_pull_request"],
+    ["a check run without a PR", "check_run", checkRun({}), "ignore:no_pull_request"],
+    ["a PR of another repository in the network", "check_run", checkRun({ pull_requests: [{ ...linkedPr, base: { ...linkedPr.base, repo: { id: 5 } } }] }), "ignore:no_pull_request"],
+    ["another check run", "check_run", checkRun({ name: "ci", pull_requests: [linkedPr] }), "ignore:not_our_check_run"],
+    ["another app's run of the same name", "check_run", checkRun({ app: { id: 43 }, pull_requests: [linkedPr] }), "ignore:not_our_check_run"],
+    ["a completed check run", "check_run", checkRun({ pull_requests: [linkedPr] }, "completed"), "ignore:action_not_handled"],
+    ["ping", "ping", { zen: "Keep it logically awesome." }, "ping"],
+    ["push", "push", { ref: "refs/heads/main" }, "ignore:event_not_handled"],
+    ["an unknown event", "marketplace_purchase", {}, "ignore:event_not_handled"],
+  ])("%s", (_name, event, payload, expected) => {
+    const decision = decideDelivery(event, DELIVERY, payload, filter);
+    expect(decision.kind === "ignore" ? `ignore:${decision.reason}` : decision.kind).toBe(expected);
+  });
+
+  it("builds the review job from the payload", () => {
+    expect(decideDelivery("pull_request", DELIVERY, pullRequest("opened"), filter)).toEqual({
+      kind: "review",
+      job: { installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 5, headSha: HEAD, baseSha: BASE, baseRef: "main", deliveryId: DELIVERY, trigger: "pull_request" },
+    });
+  });
+
+  it("builds the resolve task from a comment", () => {
+    expect(decideDelivery("issue_comment", DELIVERY, comment("/review"), filter)).toEqual({
+      kind: "resolve",
+      task: { kind: "resolve", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 5, deliveryId: DELIVERY, trigger: "issue_comment" },
+    });
+  });
+
+  it.each([
+    ["no installation", "pull_request", { ...(pullRequest("opened") as object), installation: undefined }, "installation"],
+    ["a string PR number", "pull_request", pullRequest("opened", { number: "5" }), "pull_request.number"],
+    ["a short head SHA", "pull_request", pullRequest("opened", { head: { sha: "abc", ref: "x" } }), "headSha"],
+    ["a base ref with spaces", "pull_request", pullRequest("opened", { base: { sha: BASE, ref: "main; rm" } }), "baseRef"],
+    ["a repository name with a slash too many", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "a/b/c" } }, "repository"],
+    ["a comment without an association", "issue_comment", { ...(comment("/review") as object), comment: { body: "/review", user: { login: "a", type: "User" } } }, "comment.author_association"],
+    ["a non-object payload", "pull_request", [], "(root)"],
+  ])("rejects %s as WEBHOOK_MALFORMED naming the field", (_name, event, payload, field) => {
+    expect(() => decideDelivery(event, DELIVERY, payload, filter)).toThrow(expect.objectContaining({ code: "WEBHOOK_MALFORMED", details: { field } }));
+  });
+});

@@ -1,0 +1,137 @@
+import type { z } from "zod";
+import { AppError } from "@reviewbot/core/errors";
+import type { ResolveTask } from "@reviewbot/queue/github-task";
+import { ReviewJob } from "@reviewbot/queue/review-job";
+import { CheckRunEvent, IssueCommentEvent, PullRequestEvent } from "./webhook-payloads.js";
+
+/** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */
+export type DeliveryDecision =
+  | { readonly kind: "review"; readonly job: ReviewJob }
+  | { readonly kind: "resolve"; readonly task: ResolveTask }
+  | { readonly kind: "ping" }
+  | { readonly kind: "ignore"; readonly reason: IgnoreReason };
+
+export type IgnoreReason =
+  | "event_not_handled"
+  | "action_not_handled"
+  | "draft"
+  | "closed"
+  | "bot_author"
+  | "not_a_pull_request"
+  | "not_the_command"
+  | "author_not_trusted"
+  | "not_our_check_run"
+  | "no_pull_request";
+
+export interface DeliveryFilter {
+  /** Lower-case logins whose PRs are never reviewed (Bot accounts always are skipped). */
+  readonly botLogins: readonly string[];
+  /** The first line of a comment that asks for a review, e.g. `/review`. */
+  readonly reviewCommand: string;
+  /** The name of our check run; a rerequest of another app's run is not ours. */
+  readonly checkRunName: string;
+  /** Our App's id, when known: a check run of another app with the same name is not ours. */
+  readonly appId: number | null;
+}
+
+const REVIEWED_ACTIONS = new Set(["opened", "reopened", "synchronize", "ready_for_review"]);
+const TRUSTED_ASSOCIATIONS = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+
+/**
+ * The event filter: turns a verified delivery into a review, a resolve task (a PR known only by
+ * number), a ping, or a reason to ignore it. Pure; an invalid payload field is WEBHOOK_MALFORMED.
+ */
+export function decideDelivery(event: string, deliveryId: string, payload: unknown, filter: DeliveryFilter): DeliveryDecision {
+  switch (event) {
+    case "ping":
+      return { kind: "ping" };
+    case "pull_request":
+      return decidePullRequest(parsePayload(PullRequestEvent, payload), deliveryId, filter);
+    case "issue_comment":
+      return decideComment(parsePayload(IssueCommentEvent, payload), deliveryId, filter);
+    case "check_run":
+      return decideCheckRun(parsePayload(CheckRunEvent, payload), deliveryId, filter);
+    default:
+      return { kind: "ignore", reason: "event_not_handled" };
+  }
+}
+
+function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
+  const pr = event.pull_request;
+  if (!REVIEWED_ACTIONS.has(event.action)) return { kind: "ignore", reason: "action_not_handled" };
+  if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
+  if (pr.draft) return { kind: "ignore", reason: "draft" };
+  if (pr.user.type === "Bot" || filter.botLogins.includes(pr.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
+  return review(event, pr.number, pr.head.sha, pr.base, deliveryId, "pull_request");
+}
+
+function decideComment(event: IssueCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
+  if (event.action !== "created") return { kind: "ignore", reason: "action_not_handled" };
+  if (event.issue.pull_request === undefined) return { kind: "ignore", reason: "not_a_pull_request" };
+  if (event.issue.state !== "open") return { kind: "ignore", reason: "closed" };
+  const firstLine = (event.comment.body ?? "").split(/\r?\n/, 1)[0]?.trim();
+  if (firstLine !== filter.reviewCommand) return { kind: "ignore", reason: "not_the_command" };
+  // An app echoing the command must not start a loop; only people with push-level roles may ask.
+  if (event.comment.user.type === "Bot") return { kind: "ignore", reason: "bot_author" };
+  if (!TRUSTED_ASSOCIATIONS.has(event.comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  return resolve(event, event.issue.number, deliveryId, "issue_comment");
+}
+
+function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
+  const run = event.check_run;
+  if (event.action !== "rerequested") return { kind: "ignore", reason: "action_not_handled" };
+  if (run.name !== filter.checkRunName) return { kind: "ignore", reason: "not_our_check_run" };
+  if (filter.appId !== null && run.app !== null && run.app.id !== filter.appId) return { kind: "ignore", reason: "not_our_check_run" };
+  // `pull_requests` may list PRs of other repositories in the fork network: only ours count.
+  const pr = run.pull_requests.find((candidate) => candidate.base.repo.id === event.repository.id);
+  if (pr !== undefined) return review(event, pr.number, pr.head.sha, pr.base, deliveryId, "check_run");
+  // Fork PRs come without `pull_requests`; our check runs carry the review job id as external_id.
+  const fromExternalId = /^review\.(\d+)\.(\d+)\./.exec(run.external_id ?? "");
+  if (fromExternalId !== null && Number(fromExternalId[1]) === event.repository.id) {
+    return resolve(event, Number(fromExternalId[2]), deliveryId, "check_run");
+  }
+  return { kind: "ignore", reason: "no_pull_request" };
+}
+
+type RepositoryEvent = Pick<PullRequestEvent, "installation" | "repository">;
+
+function review(
+  event: RepositoryEvent,
+  pullNumber: number,
+  headSha: string,
+  base: { sha: string; ref: string },
+  deliveryId: string,
+  trigger: ReviewJob["trigger"],
+): DeliveryDecision {
+  const job = parsePayload(ReviewJob, {
+    installationId: event.installation.id,
+    repositoryId: event.repository.id,
+    repository: event.repository.full_name,
+    pullNumber,
+    headSha,
+    baseSha: base.sha,
+    baseRef: base.ref,
+    deliveryId,
+    trigger,
+  });
+  return { kind: "review", job };
+}
+
+function resolve(event: RepositoryEvent, pullNumber: number, deliveryId: string, trigger: ResolveTask["trigger"]): DeliveryDecision {
+  const job = parsePayload(ReviewJob.pick({ installationId: true, repositoryId: true, repository: true, pullNumber: true, deliveryId: true }), {
+    installationId: event.installation.id,
+    repositoryId: event.repository.id,
+    repository: event.repository.full_name,
+    pullNumber,
+    deliveryId,
+  });
+  return { kind: "resolve", task: { kind: "resolve", ...job, trigger } };
+}
+
+function parsePayload<T extends z.ZodType>(schema: T, payload: unknown): z.infer<T> {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
+  throw new AppError("WEBHOOK_MALFORMED", `payload field ${field}: ${issue?.message ?? "invalid"}`, { details: { field } });
+}

@@ -1,0 +1,59 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Logger } from "@reviewbot/core/logger";
+import { enqueueReview } from "@reviewbot/queue/enqueue-review";
+import type { GitHubTask, ResolveTask } from "@reviewbot/queue/github-task";
+import { isSuperseded, latestHead } from "@reviewbot/queue/pull-request-state";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewSink } from "@reviewbot/queue/review-sink";
+
+/** Looks a PR up by number (packages/github resolvePullRequest); null: nothing to review. */
+export type PullRequestResolver = (task: ResolveTask) => Promise<ReviewJob | null>;
+
+export interface GitHubTaskDeps {
+  readonly sink: ReviewSink;
+  /** Null without a GitHub App (local sink): a resolve task then cannot be served. */
+  readonly resolve: PullRequestResolver | null;
+  readonly reviews: Queue;
+  readonly redis: Redis;
+}
+
+/** What a task came to: `skipped` when there was nothing to do (a closed PR, no App). */
+export type TaskOutcome = "done" | "skipped";
+
+/**
+ * Runs one publisher task: a `resolve` becomes a review job (enqueued with supersession and fair
+ * share, like a webhook's); `started`, `completed` and `failed` go to the sink. A completed review
+ * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
+ * shown as the PR's current result.
+ */
+export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
+  switch (task.kind) {
+    case "resolve": {
+      if (deps.resolve === null) {
+        logger.warn("resolve task without a GitHub App: skipped");
+        return "skipped";
+      }
+      const job = await deps.resolve(task);
+      if (job === null) {
+        logger.info("pull request is closed, a draft or gone: not reviewed");
+        return "skipped";
+      }
+      const outcome = await enqueueReview(deps.reviews, deps.redis, job);
+      logger.info({ jobId: outcome.jobId, headSha: job.headSha, removed: outcome.removed, cancelled: outcome.cancelled }, "resolved review enqueued");
+      return "done";
+    }
+    case "started":
+      await deps.sink.started(task);
+      return "done";
+    case "completed": {
+      const supersededBy = (await isSuperseded(deps.redis, task.review)) ? await latestHead(deps.redis, task.review) : null;
+      await deps.sink.completed(task, supersededBy);
+      if (supersededBy !== null) logger.info({ supersededBy }, "review result published as superseded");
+      return "done";
+    }
+    case "failed":
+      await deps.sink.failed(task);
+      return "done";
+  }
+}

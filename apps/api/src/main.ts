@@ -1,0 +1,173 @@
+#!/usr/bin/env node
+import { readFile } from "node:fs/promises";
+import type { Server } from "node:http";
+import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { AppError } from "@reviewbot/core/errors";
+import { createLogger, type Logger } from "@reviewbot/core/logger";
+import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
+import { createGitHubSink } from "@reviewbot/github/github-sink";
+import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
+import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
+import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import type { ReviewSink } from "@reviewbot/queue/review-sink";
+import { loadApiConfig, type ApiConfig } from "./api-config.js";
+import { createApiMetrics, type ApiMetrics } from "./api-metrics.js";
+import { createApiApp } from "./create-api-app.js";
+import { createCloser } from "./create-closer.js";
+import type { PullRequestResolver } from "./handle-github-task.js";
+import { createLocalSink } from "./local-sink.js";
+import { startPublisher } from "./start-publisher.js";
+import type { TokenMinter } from "./token-broker-handler.js";
+
+/** The check run our App creates; a rerequest of any other run is not ours. */
+const CHECK_RUN_NAME = "reviewbot";
+
+/** Composition root of the API: env → clients → HTTP app, publisher, signals. */
+async function main(): Promise<void> {
+  const config = loadApiConfig(process.env);
+  const scrubber = new SecretScrubber();
+  for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_WORKER_CREDENTIAL, config.REVIEWBOT_DASHBOARD_PASSWORD]) {
+    if (secret !== undefined) scrubber.register(secret);
+  }
+  const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
+  const redis = createRedisConnection(config.REDIS_URL, { name: "api", blocking: false });
+  const blocking = createRedisConnection(config.REDIS_URL, { name: "publisher", blocking: true });
+  for (const connection of [redis, blocking]) {
+    connection.on("error", (err) => {
+      logger.warn({ err, connection: connection.options.connectionName }, "redis connection error");
+    });
+  }
+  const reviews = new Queue(REVIEW_QUEUE, { connection: redis });
+  const github = new Queue(GITHUB_QUEUE, { connection: redis });
+  const metrics = createApiMetrics([reviews, github]);
+  const app = config.REVIEWBOT_SINK === "github" ? await gitHubApp(config, { redis, scrubber, logger, metrics }) : null;
+  const sink: ReviewSink =
+    app === null
+      ? createLocalSink(config.REVIEWBOT_LOCAL_SINK_DIR ?? "")
+      : createGitHubSink({ app, appId: config.GITHUB_APP_ID ?? 0, redis, logger, scrubber, reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on" });
+  const resolve: PullRequestResolver | null =
+    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
+  const mint: TokenMinter | null = app === null ? null : (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  const publisher = startPublisher({ sink, resolve, reviews, redis, blockingConnection: blocking, metrics, logger });
+
+  warnAboutDisabledParts(config, mint !== null, logger);
+  const api = createApiApp({
+    webhook: {
+      secret: config.REVIEWBOT_WEBHOOK_SECRET,
+      maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
+      filter: { botLogins: config.REVIEWBOT_BOT_LOGINS, reviewCommand: config.REVIEWBOT_REVIEW_COMMAND, checkRunName: CHECK_RUN_NAME, appId: config.GITHUB_APP_ID ?? null },
+    },
+    queues: { reviews, github },
+    redis,
+    metrics,
+    logger,
+    scrubber,
+    tokenBroker: config.REVIEWBOT_WORKER_CREDENTIAL === undefined || mint === null ? null : { credential: config.REVIEWBOT_WORKER_CREDENTIAL, mint },
+    dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
+  });
+  const server = await listen(api, config);
+  const close = createCloser(
+    [
+      ["http", () => stopServer(server)],
+      ["publisher", () => publisher.close()],
+      ["reviews queue", () => reviews.close()],
+      ["github queue", () => github.close()],
+      ["redis", () => quitRedis(redis)],
+      ["redis (publisher)", () => quitRedis(blocking)],
+    ],
+    logger,
+  );
+  const stop = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, "api stopping");
+    void close().then(() => {
+      logger.info("api stopped");
+      process.exit(0);
+    });
+  };
+  process.once("SIGTERM", stop);
+  process.once("SIGINT", stop);
+  logger.info({ host: config.REVIEWBOT_HOST, port: (server.address() as { port: number }).port, sink: config.REVIEWBOT_SINK }, "api listening");
+}
+
+async function gitHubApp(
+  config: ApiConfig,
+  deps: { redis: Redis; scrubber: SecretScrubber; logger: Logger; metrics: ApiMetrics },
+): Promise<GitHubApp> {
+  const privateKey = await readPrivateKey(config);
+  deps.scrubber.register(privateKey);
+  return createGitHubApp({
+    appId: config.GITHUB_APP_ID ?? 0,
+    privateKey,
+    baseUrl: config.GITHUB_API_URL,
+    redis: deps.redis,
+    scrubber: deps.scrubber,
+    logger: deps.logger,
+    onRequest: (route, status) => {
+      deps.metrics.githubRequests.inc({ route, status: String(status) });
+    },
+    onRateLimitWait: (seconds, kind) => {
+      deps.metrics.rateLimitWaits.inc({ kind });
+      deps.metrics.rateLimitWaitSeconds.inc({ kind }, seconds);
+    },
+  });
+}
+
+async function readPrivateKey(config: ApiConfig): Promise<string> {
+  if (config.GITHUB_PRIVATE_KEY !== undefined) return config.GITHUB_PRIVATE_KEY.replace(/\\n/g, "\n");
+  const file = config.GITHUB_PRIVATE_KEY_FILE ?? "";
+  return readFile(file, "utf8").catch((err: unknown) => {
+    throw new AppError("CONFIG_INVALID", "GITHUB_PRIVATE_KEY_FILE: cannot be read", { cause: err, details: { file } });
+  });
+}
+
+function warnAboutDisabledParts(config: ApiConfig, canMint: boolean, logger: Logger): void {
+  if (config.REVIEWBOT_DASHBOARD_PASSWORD === undefined) {
+    logger.warn("dashboard disabled: REVIEWBOT_DASHBOARD_PASSWORD is not set");
+  }
+  if (config.REVIEWBOT_WORKER_CREDENTIAL === undefined || !canMint) {
+    logger.warn({ credential: config.REVIEWBOT_WORKER_CREDENTIAL !== undefined, githubApp: canMint }, "token broker disabled: it needs REVIEWBOT_WORKER_CREDENTIAL and a GitHub App");
+  }
+}
+
+async function listen(api: ReturnType<typeof createApiApp>, config: ApiConfig): Promise<Server> {
+  return new Promise<Server>((resolve, reject) => {
+    const server = api.listen(config.REVIEWBOT_PORT, config.REVIEWBOT_HOST, (err?: Error) => {
+      if (err === undefined) resolve(server);
+      else reject(err);
+    });
+    // A slow client must not hold a connection open: the whole request within 30 s.
+    server.requestTimeout = 30_000;
+    server.headersTimeout = 10_000;
+  });
+}
+
+/** QUIT, which waits for replies in flight; a Redis that is gone cannot answer, so disconnect after 1 s. */
+async function quitRedis(connection: Redis): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gone = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, 1000);
+  });
+  await Promise.race([connection.quit().catch(() => undefined), gone]);
+  clearTimeout(timer);
+  connection.disconnect();
+}
+
+/** Stops accepting connections, closes idle keep-alive ones, waits for requests in flight. */
+async function stopServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+  server.closeIdleConnections();
+  await closed;
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof AppError ? `${err.code}: ${err.message}` : String(err);
+  process.stderr.write(`reviewbot api: ${message}\n`);
+  process.exit(1);
+});

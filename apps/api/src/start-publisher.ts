@@ -1,0 +1,66 @@
+import { UnrecoverableError, Worker, type Job } from "bullmq";
+import type { Redis } from "ioredis";
+import { isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import { parseGitHubTask } from "@reviewbot/queue/github-task";
+import { GITHUB_QUEUE } from "@reviewbot/queue/queue-names";
+import type { ApiMetrics } from "./api-metrics.js";
+import { handleGitHubTask, type GitHubTaskDeps } from "./handle-github-task.js";
+
+export interface PublisherOptions extends GitHubTaskDeps {
+  /** A connection of its own that may block (`maxRetriesPerRequest: null`). */
+  readonly blockingConnection: Redis;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+  readonly concurrency?: number;
+}
+
+/**
+ * The publisher: a BullMQ worker on the GitHub queue, inside the API process (the only holder of
+ * the App key). An invalid task or a final error fails the task at once (UnrecoverableError, with
+ * the reason); a retryable one (GITHUB_API_FAILED, Redis) is retried with the task's backoff.
+ */
+export function startPublisher(options: PublisherOptions): Worker {
+  const { metrics, logger } = options;
+  const worker = new Worker(
+    GITHUB_QUEUE,
+    async (job: Job) => {
+      const claimed = (job.data as { kind?: unknown }).kind;
+      const kind = typeof claimed === "string" ? claimed.slice(0, 20) : "unknown";
+      const log = logger.child({ taskId: job.id, kind, attempt: job.attemptsMade + 1 });
+      try {
+        const task = parseGitHubTask(job.data);
+        const taskLog = log.child(
+          task.kind === "resolve"
+            ? { repo: task.repository, pr: task.pullNumber }
+            : { jobId: task.reviewJobId, repo: task.review.repository, pr: task.review.pullNumber, headSha: task.review.headSha },
+        );
+        const outcome = await handleGitHubTask(task, options, taskLog);
+        metrics.publisherTasks.inc({ kind: task.kind, outcome });
+      } catch (err) {
+        const final = isAppError(err) && !err.retryable;
+        const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        metrics.publisherTasks.inc({ kind: labelFor(kind), outcome: final || lastAttempt ? "failed" : "retry" });
+        if (final) {
+          log.error({ err, code: err.code }, "publisher task failed for good");
+          throw new UnrecoverableError(`${err.code}: ${err.message}`);
+        }
+        if (lastAttempt) log.error({ err }, "publisher task failed after its last attempt");
+        else log.warn({ err }, "publisher task failed; retrying with backoff");
+        throw err;
+      }
+    },
+    { connection: options.blockingConnection, concurrency: options.concurrency ?? 4, autorun: true },
+  );
+  worker.on("error", (err) => {
+    logger.error({ err }, "publisher connection error");
+  });
+  return worker;
+}
+
+const KINDS = new Set(["resolve", "started", "completed", "failed"]);
+
+// The kind of an unparsed task is the sender's word: only known kinds become metric labels.
+function labelFor(kind: string): string {
+  return KINDS.has(kind) ? kind : "invalid";
+}

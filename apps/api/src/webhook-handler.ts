@@ -1,0 +1,98 @@
+import type { Request, RequestHandler, Response } from "express";
+import { AppError, isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import { acceptDelivery, type DeliveryQueues } from "./accept-delivery.js";
+import type { ApiMetrics } from "./api-metrics.js";
+import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
+import { readRawBody } from "./read-raw-body.js";
+import { sendError } from "./send-error.js";
+import { verifySignature } from "./verify-signature.js";
+
+export interface WebhookDeps {
+  readonly secret: string;
+  readonly maxBytes: number;
+  readonly filter: DeliveryFilter;
+  readonly queues: DeliveryQueues;
+  /** How long Redis may take to confirm a delivery before it is refused with 503. */
+  readonly deadlineMs: number;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+}
+
+const EVENT = /^[a-z_]{1,64}$/;
+const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
+
+/**
+ * `POST /api/github/webhooks`: content type, size, signature of the raw bytes, then JSON and the
+ * GitHub headers, in that order; nothing is parsed before the signature holds. Answers 202 as
+ * soon as Redis confirms (accepted, duplicate, ignored); every refusal is logged once and counted.
+ */
+export function webhookHandler(deps: WebhookDeps): RequestHandler {
+  return async (request, response) => {
+    // Until the signature holds, the event header is the sender's word: not a metric label.
+    let event = "unverified";
+    try {
+      if (!isJson(request.headers["content-type"])) throw new AppError("WEBHOOK_CONTENT_TYPE", "the body must be application/json");
+      const raw = await readRawBody(request, deps.maxBytes);
+      if (!verifySignature(deps.secret, raw, header(request, "x-hub-signature-256"))) {
+        throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 is missing or does not match the body");
+      }
+      const payload = parseJson(raw);
+      const eventHeader = header(request, "x-github-event");
+      const deliveryId = header(request, "x-github-delivery");
+      if (eventHeader === undefined || !EVENT.test(eventHeader)) throw new AppError("WEBHOOK_MALFORMED", "X-GitHub-Event is missing or malformed");
+      event = eventHeader;
+      if (deliveryId === undefined || !DELIVERY.test(deliveryId)) throw new AppError("WEBHOOK_MALFORMED", "X-GitHub-Delivery is missing or malformed");
+      const log = deps.logger.child({ deliveryId, event });
+      const decision = decideDelivery(event, deliveryId, payload, deps.filter);
+      if (decision.kind === "ping" || decision.kind === "ignore") {
+        const reason = decision.kind === "ping" ? "" : decision.reason;
+        deps.metrics.webhooks.inc({ event, outcome: decision.kind === "ping" ? "ping" : "ignored", reason });
+        log.info({ reason }, decision.kind === "ping" ? "webhook ping" : "webhook ignored");
+        response.status(202).json(decision.kind === "ping" ? { status: "pong" } : { status: "ignored", reason });
+        return;
+      }
+      const accepted = await acceptDelivery(deps.queues, decision, deps.deadlineMs);
+      deps.metrics.webhooks.inc({ event, outcome: accepted.status, reason: "" });
+      const superseded = accepted.status === "accepted" ? { removed: accepted.removed, cancelled: accepted.cancelled } : {};
+      log.info({ jobId: accepted.jobId, outcome: accepted.status, ...superseded }, "webhook acknowledged");
+      response.status(202).json(accepted.status === "accepted" ? { status: "accepted", jobId: accepted.jobId } : { status: "duplicate" });
+    } catch (err) {
+      reject(deps, request, response, event, err);
+    }
+  };
+}
+
+function reject(deps: WebhookDeps, request: Request, response: Response, event: string, err: unknown): void {
+  const error = isAppError(err) ? err : new AppError("QUEUE_UNAVAILABLE", "the delivery could not be accepted", { cause: err });
+  deps.metrics.webhooks.inc({ event, outcome: "rejected", reason: error.code });
+  const fields = {
+    code: error.code,
+    event,
+    deliveryId: header(request, "x-github-delivery")?.slice(0, 100),
+    remoteAddress: request.socket.remoteAddress,
+    err: error.status >= 500 ? error : undefined,
+  };
+  if (error.status >= 500) deps.logger.error(fields, "webhook refused");
+  else deps.logger.warn({ ...fields, reason: error.message }, "webhook refused");
+  // An unread body (too large, or never sent) must not be parsed as the next request.
+  if (error.code === "WEBHOOK_TOO_LARGE" || !request.complete) response.setHeader("Connection", "close");
+  sendError(response, error);
+}
+
+function isJson(contentType: string | undefined): boolean {
+  return contentType?.split(";", 1)[0]?.trim().toLowerCase() === "application/json";
+}
+
+function header(request: Request, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString("utf8")) as unknown;
+  } catch {
+    throw new AppError("WEBHOOK_MALFORMED", "the body is not valid JSON");
+  }
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+
+// GitHub's payloads are large and grow new fields: these schemas are not strict, but every field
+// the API reads is here and validated. Anything else in the payload is dropped unread.
+const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const installation = z.object({ id });
+const repository = z.object({ id, full_name: z.string().max(200) });
+const user = z.object({ login: z.string().max(100), type: z.string().max(50) });
+const commitRef = z.object({ sha: z.string().max(100), ref: z.string().max(300) });
+
+/** `pull_request` events. */
+export const PullRequestEvent = z.object({
+  action: z.string().max(100),
+  installation,
+  repository,
+  pull_request: z.object({
+    number: id,
+    state: z.enum(["open", "closed"]),
+    draft: z.boolean().default(false),
+    user,
+    head: commitRef,
+    base: commitRef,
+  }),
+});
+export type PullRequestEvent = z.infer<typeof PullRequestEvent>;
+
+/** `issue_comment` events (a PR is an issue with a `pull_request` member). */
+export const IssueCommentEvent = z.object({
+  action: z.string().max(100),
+  installation,
+  repository,
+  issue: z.object({
+    number: id,
+    state: z.enum(["open", "closed"]),
+    pull_request: z.object({}).optional(),
+  }),
+  comment: z.object({
+    body: z.string().max(262_144).nullable(),
+    author_association: z.string().max(50),
+    user,
+  }),
+});
+export type IssueCommentEvent = z.infer<typeof IssueCommentEvent>;
+
+/** `check_run` events; `pull_requests` is empty for PRs from forks. */
+export const CheckRunEvent = z.object({
+  action: z.string().max(100),
+  installation,
+  repository,
+  check_run: z.object({
+    name: z.string().max(300),
+    external_id: z.string().max(300).nullable().default(null),
+    app: z.object({ id }).nullable().default(null),
+    pull_requests: z
+      .array(
+        z.object({
+          number: id,
+          head: commitRef,
+          base: commitRef.extend({ repo: z.object({ id }) }),
+        }),
+      )
+      .max(100)
+      .default([]),
+  }),
+});
+export type CheckRunEvent = z.infer<typeof CheckRunEvent>;

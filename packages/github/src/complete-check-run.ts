@@ -1,0 +1,66 @@
+import type { Logger } from "@reviewbot/core/logger";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { checkRunStateKey, claimCheckRunPublication, readCheckRunState, writeCheckRunState } from "./check-run-state.js";
+import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
+import type { RenderedCheckRun } from "./render-check-run.js";
+
+/** GitHub takes at most 50 annotations per create/update request and appends across updates. */
+export const ANNOTATION_BATCH_SIZE = 50;
+
+/**
+ * Completes the head's check run with a rendered result, idempotently. The first PATCH carries
+ * the summary and the first 50 annotations, each later one 50 more (GitHub appends them); the last
+ * also sets `completed` and the conclusion. After each PATCH the batch count is recorded in Redis,
+ * and a retry resumes after the larger of that count and what GitHub already holds
+ * (`annotations_count`), so no batch is sent twice. A completed run is left alone; a run another
+ * review job is completing is left to that job.
+ */
+export async function completeCheckRun(
+  target: CheckRunTarget,
+  deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
+  jobId: string,
+  rendered: RenderedCheckRun,
+): Promise<void> {
+  const run = await findOrCreateCheckRun(target);
+  if (run.status === "completed") return;
+  const key = checkRunStateKey(target.repositoryId, target.headSha);
+  const owner = await claimCheckRunPublication(target.redis, key, jobId);
+  if (owner !== jobId) {
+    deps.logger.warn({ checkRunId: run.id, owner }, "check run is being completed by another review job");
+    return;
+  }
+  const { data: current } = (await target.octokit.request("GET /repos/{owner}/{repo}/check-runs/{check_run_id}", {
+    owner: target.owner,
+    repo: target.repo,
+    check_run_id: run.id,
+  })) as { data: { status: string; output?: { annotations_count?: number } } };
+  if (current.status === "completed") {
+    await writeCheckRunState(target.redis, key, { status: "completed" });
+    return;
+  }
+  const batches: (typeof rendered.annotations)[] = [];
+  for (let start = 0; start < rendered.annotations.length; start += ANNOTATION_BATCH_SIZE) {
+    batches.push(rendered.annotations.slice(start, start + ANNOTATION_BATCH_SIZE));
+  }
+  if (batches.length === 0) batches.push([]);
+  const onGitHub = Math.floor((current.output?.annotations_count ?? 0) / ANNOTATION_BATCH_SIZE);
+  const resume = Math.min(Math.max((await readCheckRunState(target.redis, key)).batches, onGitHub), batches.length - 1);
+  const scrub = (text: string): string => deps.scrubber.scrub(text);
+  for (let index = resume; index < batches.length; index++) {
+    const last = index === batches.length - 1;
+    await target.octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
+      owner: target.owner,
+      repo: target.repo,
+      check_run_id: run.id,
+      output: {
+        title: scrub(rendered.title),
+        summary: scrub(rendered.summary),
+        ...(rendered.text === undefined ? {} : { text: scrub(rendered.text) }),
+        annotations: (batches[index] ?? []).map((a) => ({ ...a, message: scrub(a.message), title: scrub(a.title) })),
+      },
+      ...(last ? { status: "completed", conclusion: rendered.conclusion, completed_at: new Date().toISOString() } : {}),
+    });
+    await writeCheckRunState(target.redis, key, last ? { batches: index + 1, status: "completed" } : { batches: index + 1 });
+  }
+  deps.logger.info({ checkRunId: run.id, conclusion: rendered.conclusion, batches: batches.length - resume }, "check run completed");
+}

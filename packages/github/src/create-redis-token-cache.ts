@@ -1,0 +1,72 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { Redis } from "ioredis";
+
+/** The cache interface `@octokit/auth-app` accepts (its `cache` option). */
+export interface TokenCache {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string): Promise<void>;
+}
+
+export interface RedisTokenCacheOptions {
+  readonly redis: Redis;
+  readonly scrubber: SecretScrubber;
+  /** Key material only the publisher holds (the App private key); never stored. */
+  readonly secret: string;
+  /** Entries expire this long before the token does, so a token is renewed before it lapses. */
+  readonly marginMs?: number;
+}
+
+export const DEFAULT_TOKEN_CACHE_MARGIN_MS = 5 * 60_000;
+
+/**
+ * An installation-token cache in Redis, shared by every api process, in the format auth-app
+ * writes (`token|createdAt|expiresAt|…`). Values are sealed with AES-256-GCM under a key derived
+ * from the App private key, bound to their cache key: workers share this Redis but hold no App
+ * key (ARCHITECTURE.md §2.4), so a compromised worker reading Redis gets no write-capable token.
+ * Every token seen here — minted now or by another process — is registered with the scrubber.
+ */
+export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCache {
+  const key = Buffer.from(hkdfSync("sha256", options.secret, "reviewbot", "token-cache-v1", 32));
+  const margin = options.marginMs ?? DEFAULT_TOKEN_CACHE_MARGIN_MS;
+  const redisKey = (cacheKey: string): string => `${KEY_PREFIX}:token-cache:${cacheKey}`;
+  const register = (value: string): void => {
+    options.scrubber.register(value.split("|")[0] ?? "");
+  };
+  return {
+    async get(cacheKey) {
+      const sealed = await options.redis.get(redisKey(cacheKey));
+      if (sealed === null) return undefined;
+      const value = open(key, cacheKey, sealed);
+      // A value that does not open (tampered, or sealed under another App key) is a cache miss.
+      if (value !== undefined) register(value);
+      return value;
+    },
+    async set(cacheKey, value) {
+      register(value);
+      const expiresAt = Date.parse(value.split("|")[2] ?? "");
+      const ttl = Number.isNaN(expiresAt) ? 0 : expiresAt - Date.now() - margin;
+      if (ttl <= 0) return;
+      await options.redis.set(redisKey(cacheKey), seal(key, cacheKey, value), "PX", ttl);
+    },
+  };
+}
+
+function seal(key: Buffer, cacheKey: string, value: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(cacheKey));
+  const body = Buffer.concat([cipher.update(value, "utf8"), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
+}
+
+function open(key: Buffer, cacheKey: string, sealed: string): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, "base64");
+    const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12)).setAAD(Buffer.from(cacheKey));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+  } catch {
+    return undefined;
+  }
+}

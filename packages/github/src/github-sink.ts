@@ -1,0 +1,76 @@
+import type { Logger } from "@reviewbot/core/logger";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewSink } from "@reviewbot/queue/review-sink";
+import type { Redis } from "ioredis";
+import { completeCheckRun } from "./complete-check-run.js";
+import type { GitHubApp } from "./create-github-app.js";
+import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
+import { postReviewOnce } from "./post-review-once.js";
+import { renderCheckRun } from "./render-check-run.js";
+import { renderReviewComments } from "./render-review-comments.js";
+import { scrubDeep } from "./scrub-deep.js";
+
+export interface GitHubSinkDeps {
+  readonly app: GitHubApp;
+  readonly appId: number;
+  readonly redis: Redis;
+  readonly logger: Logger;
+  readonly scrubber: SecretScrubber;
+  /** REVIEWBOT_REVIEW_COMMENTS=on: also post findings on changed lines as one PR review per head. */
+  readonly reviewComments: boolean;
+  readonly maxAnnotations?: number;
+  readonly maxReviewComments?: number;
+}
+
+/**
+ * The GitHub review sink the api's publisher runs: one `reviewbot` check run per head SHA
+ * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
+ * `failed` → failure naming the reason; superseded → cancelled), and optionally one PR review.
+ * Every method is idempotent across retries, stalls and several api processes.
+ */
+export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
+  const target = async (review: ReviewJob): Promise<CheckRunTarget> => {
+    const [owner = "", repo = ""] = review.repository.split("/");
+    const octokit = await deps.app.getInstallationOctokit(review.installationId);
+    return { octokit, redis: deps.redis, appId: deps.appId, repositoryId: review.repositoryId, owner, repo, headSha: review.headSha };
+  };
+  const log = (review: ReviewJob, reviewJobId: string): Logger =>
+    deps.logger.child({ jobId: reviewJobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
+
+  return {
+    async started(task) {
+      // Creating the run is all `started` does; a run that exists (even completed) is left alone.
+      const run = await findOrCreateCheckRun(await target(task.review));
+      log(task.review, task.reviewJobId).info({ checkRunId: run.id, status: run.status }, "check run started");
+    },
+
+    async completed(task, supersededBy) {
+      const where = await target(task.review);
+      const logger = log(task.review, task.reviewJobId);
+      // Scrubbed before rendering: escaping would hide a registered secret from the scrubber.
+      const report = scrubDeep(task.report, deps.scrubber);
+      const outcome = supersededBy === null ? { kind: "completed" as const, report } : { kind: "superseded" as const, supersededBy };
+      const rendered = renderCheckRun(outcome, {
+        headSha: task.review.headSha,
+        ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }),
+      });
+      await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
+      if (!deps.reviewComments || supersededBy !== null) return;
+      const review = renderReviewComments(report, {
+        headSha: task.review.headSha,
+        ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
+      });
+      if (review === null) return;
+      await postReviewOnce({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, review);
+    },
+
+    async failed(task) {
+      const rendered = renderCheckRun(
+        { kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) },
+        { headSha: task.review.headSha },
+      );
+      await completeCheckRun(await target(task.review), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, task.reviewJobId, rendered);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type { PublishedReport } from "@reviewbot/queue/published-report";
+import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
+import { renderReportSummary } from "./render-report-summary.js";
+import { sanitiseMarkdown } from "./sanitise-markdown.js";
+
+export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled";
+
+/** What a finished check run shows. */
+export interface RenderedCheckRun {
+  readonly conclusion: CheckConclusion;
+  readonly title: string;
+  readonly summary: string;
+  readonly text?: string;
+  readonly annotations: readonly CheckRunAnnotation[];
+}
+
+/** What to render: a finished review, one a newer head superseded, or one that failed for good. */
+export type CheckRunOutcome =
+  | { readonly kind: "completed"; readonly report: PublishedReport }
+  | { readonly kind: "superseded"; readonly supersededBy: string }
+  | { readonly kind: "failed"; readonly code: string; readonly reason: string };
+
+/** Default cap on annotations per check run: 20 batches of 50. */
+export const DEFAULT_MAX_ANNOTATIONS = 1000;
+
+const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"]);
+
+/**
+ * The conclusion rule (fail closed): `failure` when there is an error-severity finding, a
+ * configuration error, an overlay that failed closed, a pipeline error, or a helper that did not
+ * finish (failed, timeout, OOM, output cut, cancelled) — branch protection treats `neutral` as
+ * passing, so a PR author who makes a helper hang must not get a passing check. Otherwise
+ * `neutral` when there are warnings, else `success`.
+ */
+export function decideConclusion(report: PublishedReport): { conclusion: CheckConclusion; incomplete: boolean } {
+  const incomplete =
+    report.configErrors.length > 0 ||
+    report.overlay.failedClosed ||
+    report.errors.length > 0 ||
+    report.helpers.some((helper) => INCOMPLETE.has(helper.outcome));
+  if (incomplete || report.findings.some((f) => f.severity === "error")) return { conclusion: "failure", incomplete };
+  if (report.findings.some((f) => f.severity === "warning")) return { conclusion: "neutral", incomplete };
+  return { conclusion: "success", incomplete };
+}
+
+/**
+ * Renders the final state of the `reviewbot` check run for one head: conclusion, title, summary,
+ * details and annotations (most important first, at most `maxAnnotations`). Pure: the sink
+ * publishes what this returns.
+ */
+export function renderCheckRun(
+  outcome: CheckRunOutcome,
+  options: { readonly headSha: string; readonly maxAnnotations?: number },
+): RenderedCheckRun {
+  if (outcome.kind === "superseded") {
+    return {
+      conclusion: "cancelled",
+      title: "Superseded by a newer commit",
+      summary: `This review of \`${options.headSha}\` was superseded by \`${sanitiseMarkdown(outcome.supersededBy)}\`: see that commit's check run.`,
+      annotations: [],
+    };
+  }
+  if (outcome.kind === "failed") {
+    return {
+      conclusion: outcome.code === "REVIEW_CANCELLED" ? "cancelled" : "failure",
+      title: `Review failed: ${sanitiseMarkdown(outcome.code)}`,
+      summary: `The review of \`${options.headSha}\` could not be completed (\`${sanitiseMarkdown(outcome.code)}\`): ${sanitiseMarkdown(outcome.reason)}`,
+      annotations: [],
+    };
+  }
+  const { report } = outcome;
+  const annotations = orderFindings(report.findings)
+    .slice(0, options.maxAnnotations ?? DEFAULT_MAX_ANNOTATIONS)
+    .map(renderAnnotation);
+  const { conclusion, incomplete } = decideConclusion(report);
+  const { summary, text } = renderReportSummary(report, { annotated: annotations.length });
+  return { conclusion, title: titleFor(report, incomplete), summary, ...(text === "" ? {} : { text }), annotations };
+}
+
+function titleFor(report: PublishedReport, incomplete: boolean): string {
+  const counts = (["error", "warning", "notice"] as const)
+    .map((severity) => [severity, report.findings.filter((f) => f.severity === severity).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([severity, n]) => `${n} ${severity}${n === 1 ? "" : "s"}`);
+  const findings = counts.length === 0 ? "no problems found" : counts.join(", ");
+  if (report.configErrors.length > 0) return `Configuration error; ${findings}`;
+  if (incomplete) return `Review incomplete; ${findings}`;
+  return findings.charAt(0).toUpperCase() + findings.slice(1);
+}

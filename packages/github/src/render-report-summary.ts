@@ -1,0 +1,77 @@
+import type { PublishedReport } from "@reviewbot/queue/published-report";
+import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { truncateUtf8 } from "./truncate-utf8.js";
+
+/** GitHub's limit for a check run's `output.summary` and `output.text`. */
+export const CHECK_OUTPUT_MAX_BYTES = 65_535;
+
+export interface SummaryFacts {
+  /** Annotations published vs findings in the report (the rest did not fit). */
+  readonly annotated: number;
+}
+
+const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"]);
+
+/**
+ * Renders the check run's summary (totals, helpers, overlay, sandbox) and text (details) as
+ * Markdown. Every value from the report is sanitised; lines are added while they fit in GitHub's
+ * 65,535-byte limit and the rest is replaced by a line saying how much did not fit.
+ */
+export function renderReportSummary(report: PublishedReport, facts: SummaryFacts): { summary: string; text: string } {
+  const count = (severity: string): number => report.findings.filter((f) => f.severity === severity).length;
+  const summary: string[] = [
+    `**Findings:** ${count("error")} errors, ${count("warning")} warnings, ${count("notice")} notices` +
+      ` (${report.filtered.dropped} outside the diff filtered out, filter \`${report.filtered.mode}\`).`,
+    `**Sandbox:** engine \`${report.engine}\`, ${report.sandboxed ? "sandboxed" : "**not sandboxed**"}.`,
+    `**Configuration:** \`.ai/\` from ${overlayWords(report.overlay.source)}` +
+      (report.overlay.ignoredPrChanges.length > 0
+        ? `; ${report.overlay.ignoredPrChanges.length} change(s) this PR made under \`.ai/\` were ignored.`
+        : "."),
+  ];
+  if (facts.annotated < report.findings.length) {
+    summary.push(`**Not shown:** ${report.findings.length - facts.annotated} findings did not fit in the annotations.`);
+  }
+  if (report.configErrors.length > 0) {
+    summary.push("", "### Configuration errors", ...report.configErrors.map((e) => `- ${sanitiseMarkdown(e)}`));
+  }
+  if (report.errors.length > 0) {
+    summary.push("", "### Errors", ...report.errors.map((e) => `- ${sanitiseMarkdown(e)}`));
+  }
+  if (report.helpers.length > 0) {
+    summary.push("", "| helper | outcome | findings | duration |", "| --- | --- | ---: | ---: |");
+    for (const helper of report.helpers) {
+      const outcome = INCOMPLETE.has(helper.outcome) ? `**${helper.outcome}**` : helper.outcome;
+      summary.push(`| ${sanitiseMarkdown(helper.name)} | ${outcome} | ${helper.findings} | ${(helper.durationMs / 1000).toFixed(1)} s |`);
+    }
+  } else {
+    summary.push("", "No helpers ran.");
+  }
+  const text: string[] = [];
+  for (const helper of report.helpers.filter((h) => h.problems.length > 0)) {
+    text.push(`### ${sanitiseMarkdown(helper.name)} (${sanitiseMarkdown(helper.image)})`, ...helper.problems.map((p) => `- ${sanitiseMarkdown(p)}`), "");
+  }
+  if (report.overlay.ignoredPrChanges.length > 0) {
+    text.push("### Ignored changes under `.ai/`", ...report.overlay.ignoredPrChanges.map((p) => `- ${sanitiseMarkdown(p)}`));
+  }
+  return { summary: joinWithin(summary), text: joinWithin(text) };
+}
+
+function overlayWords(source: PublishedReport["overlay"]["source"]): string {
+  if (source === "base") return "the base branch";
+  if (source === "absent") return "nowhere (the base branch has none)";
+  return "nowhere: the base could not be read, so the PR's `.ai/` was removed (failed closed)";
+}
+
+/** Joins lines while they fit, then says how many lines were left out. */
+function joinWithin(lines: readonly string[]): string {
+  const reserve = 100;
+  let out = "";
+  for (const [index, line] of lines.entries()) {
+    const next = out === "" ? line : `${out}\n${line}`;
+    if (Buffer.byteLength(next, "utf8") > CHECK_OUTPUT_MAX_BYTES - reserve) {
+      return `${out}\n\n_${lines.length - index} more lines did not fit in GitHub's 65,535-character limit._`;
+    }
+    out = next;
+  }
+  return truncateUtf8(out, CHECK_OUTPUT_MAX_BYTES);
+}

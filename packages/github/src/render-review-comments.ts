@@ -1,0 +1,74 @@
+import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import { orderFindings } from "./render-annotations.js";
+import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { truncateUtf8 } from "./truncate-utf8.js";
+
+/** One comment of a PR review, anchored on the head side of the diff. */
+export interface ReviewComment {
+  readonly path: string;
+  readonly line: number;
+  readonly side: "RIGHT";
+  readonly start_line?: number;
+  readonly start_side?: "RIGHT";
+  readonly body: string;
+}
+
+export interface RenderedReview {
+  readonly body: string;
+  readonly comments: readonly ReviewComment[];
+}
+
+/** Default cap on comments in one review, so a noisy helper cannot flood a PR. */
+export const DEFAULT_MAX_REVIEW_COMMENTS = 30;
+const COMMENT_MAX_BYTES = 16_000;
+
+/** The hidden marker that identifies reviewbot's review of one head, so it is posted only once. */
+export function reviewMarker(headSha: string): string {
+  return `<!-- reviewbot:${headSha} -->`;
+}
+
+/**
+ * Renders the optional PR review: one comment per finding whose line lies inside a hunk of the
+ * diff (GitHub rejects the whole review if one comment is off the diff). A range becomes a
+ * multi-line comment only when both ends lie in the same hunk; otherwise the comment sits on the
+ * start line. Findings outside every hunk, and file-level findings, stay annotation-only: the
+ * create-review endpoint has no file-level comments, and the check run already shows them.
+ * Returns null when no finding can be commented on.
+ */
+export function renderReviewComments(
+  report: PublishedReport,
+  options: { readonly headSha: string; readonly maxComments?: number },
+): RenderedReview | null {
+  const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
+  const anchored = orderFindings(report.findings)
+    .map((finding) => anchor(finding, report.hunks[finding.path] ?? []))
+    .filter((comment) => comment !== null);
+  if (anchored.length === 0) return null;
+  const comments = anchored.slice(0, max);
+  const more = anchored.length - comments.length;
+  const body = [
+    reviewMarker(options.headSha),
+    `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` +
+      (more > 0 ? ` (${more} more not shown)` : "") +
+      "; the `reviewbot` check run lists every finding.",
+  ].join("\n");
+  return { body, comments };
+}
+
+function anchor(finding: PublishedFinding, hunks: readonly { start: number; end: number }[]): ReviewComment | null {
+  if (finding.line === null) return null;
+  const start = finding.line;
+  const hunk = hunks.find((h) => h.start <= start && start <= h.end);
+  if (hunk === undefined) return null;
+  const end = finding.endLine;
+  const body = commentBody(finding);
+  if (end !== null && end > start && end <= hunk.end) {
+    return { path: finding.path, start_line: start, start_side: "RIGHT", line: end, side: "RIGHT", body };
+  }
+  return { path: finding.path, line: start, side: "RIGHT", body };
+}
+
+function commentBody(finding: PublishedFinding): string {
+  const title = finding.rule === null ? finding.helper : `${finding.helper}: ${finding.rule}`;
+  return truncateUtf8(`**${sanitiseMarkdown(title)}** (${finding.severity})\n\n${sanitiseMarkdown(finding.message, { inline: false })}`, COMMENT_MAX_BYTES);
+}

@@ -1,0 +1,112 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GITHUB_TASK_OPTIONS } from "@reviewbot/api/github-task-options";
+import { createLocalSink } from "@reviewbot/api/local-sink";
+import { startPublisher } from "@reviewbot/api/start-publisher";
+import { createLogger } from "@reviewbot/core/logger";
+import { SecretScrubber } from "@reviewbot/core/scrubber";
+import type { PublishedReport } from "@reviewbot/queue/published-report";
+import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import { startApi, type ApiHarness } from "./api-harness.js";
+import { BASE_SHA, headSha } from "./webhook-payloads.js";
+
+let api: ApiHarness;
+let dir: string;
+let blocking: Redis;
+let publisher: Worker;
+
+const report: PublishedReport = {
+  engine: "bwrap",
+  sandboxed: true,
+  overlay: { source: "base", failedClosed: false, ignoredPrChanges: [] },
+  configErrors: [],
+  helpers: [{ name: "eslint", image: "reviewbot/node", outcome: "findings", durationMs: 10, findings: 1, problems: [] }],
+  findings: [{ path: "src/a.ts", line: 3, endLine: 3, column: 1, severity: "warning", message: "unused variable", rule: "no-unused-vars", helper: "eslint" }],
+  filtered: { mode: "added", dropped: 0 },
+  errors: [],
+  hunks: { "src/a.ts": [{ start: 1, end: 10 }] },
+  durationMs: 20,
+};
+
+function review(pullNumber: number, head: string): ReviewJob {
+  return { installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber, headSha: head, baseSha: BASE_SHA, baseRef: "main", deliveryId: `d-${pullNumber}-${head.slice(-4)}`, trigger: "pull_request" };
+}
+
+async function settle(jobId: string): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const state = await api.github.getJobState(jobId);
+    if (state === "completed" || state === "failed") return state;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`task ${jobId} did not settle`);
+}
+
+beforeAll(async () => {
+  api = await startApi();
+  dir = await mkdtemp(join(tmpdir(), "reviewbot-sink-"));
+  blocking = createRedisConnection(api.redisServer.url, { name: "test-publisher", blocking: true });
+  const scrubber = new SecretScrubber();
+  publisher = startPublisher({
+    sink: createLocalSink(dir),
+    resolve: null,
+    reviews: api.reviews,
+    redis: api.redis,
+    blockingConnection: blocking,
+    metrics: api.metrics,
+    logger: createLogger({ level: "silent", scrubber }),
+  });
+});
+afterAll(async () => {
+  await publisher.close();
+  blocking.disconnect();
+  await api.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe("publisher with the local sink", () => {
+  it("writes the check run a started and then completed review would have", async () => {
+    const job = review(1, headSha(11));
+    await recordLatestHead(api.redis, job, "review.100.1.x");
+    const file = join(dir, "octo", "hello", "1", `${job.headSha}.json`);
+    await api.github.add("started", { kind: "started", reviewJobId: "review.100.1.x", review: job }, { ...GITHUB_TASK_OPTIONS, jobId: "started.1" });
+    expect(await settle("started.1")).toBe("completed");
+    expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ name: "reviewbot", status: "in_progress", headSha: job.headSha });
+    await api.github.add("completed", { kind: "completed", reviewJobId: "review.100.1.x", review: job, report }, { ...GITHUB_TASK_OPTIONS, jobId: "completed.1" });
+    expect(await settle("completed.1")).toBe("completed");
+    const written = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    expect(written).toMatchObject({ status: "completed", conclusion: "neutral", annotations: [expect.objectContaining({ path: "src/a.ts" })] });
+
+    // A late duplicate `started` does not reopen the finished run.
+    await api.github.add("started", { kind: "started", reviewJobId: "review.100.1.x", review: job }, { ...GITHUB_TASK_OPTIONS, jobId: "started.1b" });
+    await settle("started.1b");
+    expect(JSON.parse(await readFile(file, "utf8"))).toEqual(written);
+  });
+
+  it("publishes a result for an outdated head as superseded", async () => {
+    const old = review(2, headSha(21));
+    await recordLatestHead(api.redis, old, "review.100.2.a");
+    await recordLatestHead(api.redis, review(2, headSha(22)), "review.100.2.b");
+    await api.github.add("completed", { kind: "completed", reviewJobId: "review.100.2.a", review: old, report }, { ...GITHUB_TASK_OPTIONS, jobId: "completed.2" });
+    expect(await settle("completed.2")).toBe("completed");
+    const written = JSON.parse(await readFile(join(dir, "octo", "hello", "2", `${old.headSha}.json`), "utf8")) as Record<string, unknown>;
+    expect(written).toMatchObject({ conclusion: "cancelled", annotations: [] });
+    expect(String(written.summary)).toContain(headSha(22));
+  });
+
+  it("fails an invalid task at once with its reason, without retries", async () => {
+    await api.github.add("completed", { kind: "completed", reviewJobId: "x", review: { ...review(3, headSha(31)), headSha: "nope" }, report }, { ...GITHUB_TASK_OPTIONS, jobId: "bad.1" });
+    expect(await settle("bad.1")).toBe("failed");
+    const failed = await api.github.getJob("bad.1");
+    expect(failed?.failedReason).toMatch(/^JOB_INVALID: github task review\.headSha/);
+    expect(failed?.attemptsMade).toBe(1);
+    const metrics = await api.metrics.registry.getSingleMetricAsString("reviewbot_publisher_tasks_total");
+    expect(metrics).toContain('kind="completed",outcome="failed"} 1');
+    expect(metrics).toContain('kind="started",outcome="done"} 2');
+  });
+});

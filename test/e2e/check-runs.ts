@@ -1,0 +1,27 @@
+import type { StandInCheckRun } from "../support/github-stand-in.js";
+import type { Fleet } from "./fleet-harness.js";
+
+/** The stand-in's `reviewbot` check runs for `headSha`. */
+export function checkRunsOf(fleet: Fleet, headSha: string): StandInCheckRun[] {
+  return [...fleet.github.state.checkRuns.values()].filter((run) => run.head_sha === headSha && run.name === "reviewbot");
+}
+
+/** The one `reviewbot` check run for `headSha`, if any (throws when there are two). */
+export function checkRunOf(fleet: Fleet, headSha: string): StandInCheckRun | undefined {
+  const runs = checkRunsOf(fleet, headSha);
+  if (runs.length > 1) throw new Error(`${runs.length} check runs for ${headSha}: published twice`);
+  return runs[0];
+}
+
+/** Polls the stand-in until the check run for `headSha` is completed. */
+export async function waitForCompletedCheckRun(fleet: Fleet, headSha: string, timeoutMs = 120_000): Promise<StandInCheckRun> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = checkRunOf(fleet, headSha);
+    if (run?.status === "completed") return run;
+    if (Date.now() > deadline) {
+      throw new Error(`no completed check run for ${headSha} (now ${JSON.stringify(run)}):\n${fleet.allLogs().slice(-6000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

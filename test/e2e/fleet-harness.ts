@@ -1,0 +1,145 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { startApp, type AppProcess } from "../support/app-process.js";
+import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
+import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
+import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
+import { sendWebhook } from "../support/webhook-client.js";
+
+export const APP_ID = 31337;
+export const INSTALLATION_ID = 4711;
+export const SECRET = `whsec-${randomBytes(16).toString("hex")}`;
+export const WORKER_CREDENTIAL = randomBytes(32).toString("hex");
+export const DASHBOARD_PASSWORD = randomBytes(12).toString("hex");
+
+/**
+ * The whole fleet as real processes: an AOF-persistent Redis, a GitHub stand-in (API) and a git
+ * HTTP server (clones) that accepts only the tokens the stand-in minted, one api process holding
+ * the App key, and any number of worker processes holding only the worker credential.
+ */
+export interface Fleet {
+  readonly redis: LocalRedis;
+  readonly github: GitHubStandIn;
+  readonly git: GitHttpServer;
+  /** Directory served by the git server: `<gitRoot>/<owner>/<name>.git`. */
+  readonly gitRoot: string;
+  /** Scratch directory of this fleet (caches, Redis data), removed by `stop`. */
+  readonly root: string;
+  readonly api: AppProcess;
+  readonly apiUrl: string;
+  readonly workers: AppProcess[];
+  readonly reviews: Queue;
+  readonly tasks: Queue;
+  /** Starts one more worker process and waits until it takes jobs. */
+  addWorker(env?: Readonly<Record<string, string>>): Promise<AppProcess>;
+  /** Sends a signed delivery to the api. */
+  deliver(event: string, body: unknown, deliveryId?: string): Promise<{ status: number; body: string }>;
+  /** Every log line of every process so far. */
+  allLogs(): string;
+  stop(): Promise<void>;
+}
+
+export interface FleetOptions {
+  /** `owner/name` → repository id, for the stand-in. */
+  readonly repositories: Readonly<Record<string, number>>;
+  readonly workers?: number;
+  readonly workerEnv?: Readonly<Record<string, string>>;
+}
+
+export async function startFleet(options: FleetOptions): Promise<Fleet> {
+  const root = await reachableTempDir("e2e");
+  const gitRoot = join(root, "git");
+  mkdirSync(gitRoot, { recursive: true });
+  mkdirSync(join(root, "redis"), { recursive: true });
+  const redis = await startLocalRedis({ dataDir: join(root, "redis") });
+  const key = generateTestAppKey();
+  const github = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories: options.repositories });
+  const git = await startGitHttpServer({
+    projectRoot: gitRoot,
+    username: "x-access-token",
+    token: (password) => github.state.tokens.has(password),
+    home: join(root, "git-home"),
+  });
+  mkdirSync(join(root, "git-home"), { recursive: true });
+  const api = startApp("api", "api", {
+    REDIS_URL: redis.url,
+    REVIEWBOT_LOG_LEVEL: "info",
+    REVIEWBOT_PORT: "0",
+    REVIEWBOT_WEBHOOK_SECRET: SECRET,
+    GITHUB_APP_ID: String(APP_ID),
+    GITHUB_PRIVATE_KEY: key.privateKey,
+    GITHUB_API_URL: github.url,
+    REVIEWBOT_WORKER_CREDENTIAL: WORKER_CREDENTIAL,
+    REVIEWBOT_DASHBOARD_PASSWORD: DASHBOARD_PASSWORD,
+    REVIEWBOT_REVIEW_COMMENTS: "on",
+  });
+  const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
+  const apiUrl = `http://127.0.0.1:${listening.port}`;
+  const connection = new Redis(redis.port, "127.0.0.1", { maxRetriesPerRequest: null });
+  const reviews = new Queue(REVIEW_QUEUE, { connection });
+  const tasks = new Queue(GITHUB_QUEUE, { connection });
+  const workers: AppProcess[] = [];
+  const addWorker = async (env: Readonly<Record<string, string>> = {}): Promise<AppProcess> => {
+    const index = workers.length;
+    const worker = startApp("worker", `worker-${index}`, {
+      REDIS_URL: redis.url,
+      REVIEWBOT_LOG_LEVEL: "info",
+      REVIEWBOT_SOURCE: "github",
+      REVIEWBOT_API_URL: apiUrl,
+      REVIEWBOT_WORKER_CREDENTIAL: WORKER_CREDENTIAL,
+      REVIEWBOT_GIT_URL: git.url,
+      REVIEWBOT_CACHE_DIR: join(root, `cache-${index}`),
+      REVIEWBOT_ENGINE: "bwrap",
+      REVIEWBOT_SANDBOX: "require",
+      REVIEWBOT_WORKER_PORT: "0",
+      REVIEWBOT_CONCURRENCY: "2",
+      REVIEWBOT_LOCK_DURATION_MS: "5000",
+      REVIEWBOT_SHUTDOWN_GRACE_MS: "2000",
+      ...options.workerEnv,
+      ...env,
+    });
+    workers.push(worker);
+    await worker.waitForLog(/"worker started"/, 120_000);
+    return worker;
+  };
+  const stop = async (): Promise<void> => {
+    await Promise.all(workers.map((worker) => worker.stop("SIGKILL")));
+    await api.stop("SIGKILL");
+    await reviews.close();
+    await tasks.close();
+    connection.disconnect();
+    await git.close();
+    await github.close();
+    await redis.stop();
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < (options.workers ?? 1); i++) await addWorker();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    redis,
+    github,
+    git,
+    gitRoot,
+    root,
+    api,
+    apiUrl,
+    workers,
+    reviews,
+    tasks,
+    addWorker,
+    deliver: (event, body, deliveryId = randomUUID()) =>
+      sendWebhook(`${apiUrl}/api/github/webhooks`, { event, deliveryId, body, secret: SECRET }),
+    allLogs: () => [api, ...workers].map((process) => process.logs()).join("\n"),
+    stop,
+  };
+}

@@ -1,0 +1,89 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { Upstream, WorkTreeWriter } from "../support/git-fixture.js";
+import { createReviewRepo, type HelperEntry } from "../support/review-repos.js";
+import { INSTALLATION_ID, type Fleet } from "./fleet-harness.js";
+
+/** A PR hosted by the stand-ins: the repository on the git server, the PR on the API stand-in. */
+export interface HostedPull {
+  readonly repository: string;
+  readonly repositoryId: number;
+  readonly number: number;
+  readonly upstream: Upstream;
+  readonly baseSha: string;
+  headSha: string;
+}
+
+export interface HostedPullOptions {
+  readonly repository: string;
+  readonly repositoryId: number;
+  readonly number: number;
+  readonly helpers: readonly HelperEntry[];
+  readonly fork: (tree: WorkTreeWriter) => void;
+}
+
+/** Creates the repository under the git server's root with `refs/pull/<n>/head`, as GitHub keeps it. */
+export function hostPull(fleet: Fleet, options: HostedPullOptions): HostedPull {
+  const root = join(fleet.root, "repos", options.repository.replace("/", "--"));
+  mkdirSync(root, { recursive: true });
+  const upstream = createReviewRepo(root, { helpers: options.helpers, fork: options.fork });
+  const served = join(fleet.gitRoot, `${options.repository}.git`);
+  mkdirSync(dirname(served), { recursive: true });
+  symlinkSync(upstream.dir, served);
+  const pull: HostedPull = {
+    repository: options.repository,
+    repositoryId: options.repositoryId,
+    number: options.number,
+    upstream,
+    baseSha: upstream.rev("main"),
+    headSha: upstream.rev("fork"),
+  };
+  publishHead(fleet, pull);
+  return pull;
+}
+
+/** The PR author pushes: a new commit on the fork, `refs/pull/<n>/head` moves; returns the new head. */
+export function pushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
+  pull.headSha = pull.upstream.commitOn("fork", edit, "push to the PR");
+  publishHead(fleet, pull);
+  return pull.headSha;
+}
+
+function publishHead(fleet: Fleet, pull: HostedPull): void {
+  pull.upstream.git(["update-ref", `refs/pull/${pull.number}/head`, pull.headSha]);
+  const hunks = diffHunks(pull.upstream.git(["diff", "--unified=3", `${pull.baseSha}...${pull.headSha}`]));
+  fleet.github.setPullRequest(pull.repository, { number: pull.number, headSha: pull.headSha, baseSha: pull.baseSha, baseRef: "main", hunks });
+}
+
+/** Head-side extents of every hunk per path, as GitHub places review comments. */
+function diffHunks(patch: string): Record<string, [number, number][]> {
+  const hunks: Record<string, [number, number][]> = {};
+  let path = "";
+  for (const line of patch.split("\n")) {
+    const file = /^\+\+\+ b\/(.*)$/.exec(line);
+    if (file?.[1] !== undefined) path = file[1];
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    if (hunk !== null && path !== "") {
+      const start = Number(hunk[1]);
+      (hunks[path] ??= []).push([start, start + Number(hunk[2] ?? "1") - 1]);
+    }
+  }
+  return hunks;
+}
+
+/** A `pull_request` delivery body for the PR's current head. */
+export function pullRequestEvent(pull: HostedPull, action: string, overrides: { draft?: boolean; userType?: string } = {}): unknown {
+  return {
+    action,
+    installation: { id: INSTALLATION_ID },
+    repository: { id: pull.repositoryId, full_name: pull.repository },
+    pull_request: {
+      number: pull.number,
+      state: "open",
+      draft: overrides.draft ?? false,
+      user: { login: "contributor", type: overrides.userType ?? "User" },
+      head: { sha: pull.headSha, ref: "fork" },
+      base: { sha: pull.baseSha, ref: "main" },
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { isAppError } from "@reviewbot/core/errors";
+import { REDACTED } from "@reviewbot/core/scrubber";
+import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
+import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { generateTestAppKey } from "../support/github-stand-in.js";
+import {
+  INSTALLATION_ID,
+  OTHER_REPOSITORY,
+  REPOSITORY,
+  REPOSITORY_ID,
+  startGitHubHarness,
+  type GitHubHarness,
+} from "../support/github-stand-in-harness.js";
+
+const HEAD = "1".repeat(40);
+const BASE = "2".repeat(40);
+let harness: GitHubHarness;
+
+beforeAll(async () => {
+  harness = await startGitHubHarness();
+  harness.standIn.setPullRequest(REPOSITORY, { number: 5, headSha: HEAD, baseSha: BASE, baseRef: "main" });
+  harness.standIn.setPullRequest(REPOSITORY, { number: 6, headSha: HEAD, baseSha: BASE, baseRef: "main", draft: true });
+  harness.standIn.setPullRequest(REPOSITORY, { number: 7, headSha: HEAD, baseSha: BASE, baseRef: "main", state: "closed" });
+});
+afterAll(async () => {
+  await harness.stop();
+});
+beforeEach(async () => {
+  await harness.localRedis.command("FLUSHALL");
+  harness.standIn.requests.length = 0;
+  harness.standIn.minted.length = 0;
+});
+
+const pull = (pullNumber: number) => ({
+  kind: "resolve" as const,
+  installationId: INSTALLATION_ID,
+  repositoryId: REPOSITORY_ID,
+  repository: REPOSITORY,
+  pullNumber,
+  deliveryId: "d-1",
+  trigger: "issue_comment" as const,
+});
+
+describe("installation tokens", () => {
+  it("are cached in Redis, sealed, and reused by a second App process", async () => {
+    const first = harness.process();
+    const second = harness.process();
+    const octokitA = await first.app.getInstallationOctokit(INSTALLATION_ID);
+    const octokitB = await second.app.getInstallationOctokit(INSTALLATION_ID);
+    await resolvePullRequest(octokitA, pull(5));
+    await resolvePullRequest(octokitB, pull(5));
+    await resolvePullRequest(octokitB, pull(5));
+
+    expect(harness.standIn.minted).toHaveLength(1);
+    const token = harness.standIn.minted[0]?.token ?? "";
+    // Both processes sent the same token.
+    const auth = harness.standIn.calls("GET").map((r) => r.authorization);
+    expect(new Set(auth)).toEqual(new Set([`token ${token}`]));
+    // Redis holds it sealed, expiring a few minutes before the token does.
+    const keys = (await harness.localRedis.command("KEYS", "reviewbot:token-cache:*")).split("\n");
+    expect(keys).toHaveLength(1);
+    const stored = await harness.localRedis.command("GET", keys[0] ?? "");
+    expect(stored).not.toContain(token);
+    const ttl = Number(await harness.localRedis.command("PTTL", keys[0] ?? ""));
+    expect(ttl).toBeGreaterThan(50 * 60_000);
+    expect(ttl).toBeLessThanOrEqual(55 * 60_000);
+    // Registered with both processes' scrubbers: the one that minted it and the one that read it.
+    expect(first.scrubber.scrub(`x ${token} y`)).toBe(`x ${REDACTED} y`);
+    expect(second.scrubber.scrub(`x ${token} y`)).toBe(`x ${REDACTED} y`);
+  });
+
+  it("is not usable from a cache entry sealed under another App key", async () => {
+    await harness.process().app.getInstallationOctokit(INSTALLATION_ID).then((o) => resolvePullRequest(o, pull(5)));
+    const key = generateTestAppKey();
+    const stranger = harness.process({ privateKey: key.privateKey });
+    // The stranger cannot open the sealed entry, so it mints with its own (wrong) key: refused.
+    const octokit = await stranger.app.getInstallationOctokit(INSTALLATION_ID);
+    await expect(resolvePullRequest(octokit, pull(5))).rejects.toMatchObject({ code: "GITHUB_API_FAILED" });
+    expect(harness.standIn.requests.filter((r) => r.path.endsWith("/access_tokens")).map((r) => r.status)).toEqual([201, 401]);
+  });
+
+  it("counts every request through onRequest", async () => {
+    const process = harness.process();
+    await resolvePullRequest(await process.app.getInstallationOctokit(INSTALLATION_ID), pull(5));
+    expect(process.requests).toEqual([
+      { route: "POST /app/installations/{installation_id}/access_tokens", status: 201 },
+      { route: "GET /repos/{owner}/{repo}/pulls/{pull_number}", status: 200 },
+    ]);
+  });
+});
+
+describe("mintRepositoryToken", () => {
+  it("asks for one repository with read permissions, and the token can do nothing else", async () => {
+    const process = harness.process();
+    const { token, expiresAt } = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
+    const request = harness.standIn.requests.find((r) => r.path === `/app/installations/${INSTALLATION_ID}/access_tokens`);
+    expect(request?.body).toEqual({
+      repository_ids: [REPOSITORY_ID],
+      permissions: { contents: "read", pull_requests: "read", metadata: "read" },
+    });
+    expect(request?.authorization).toMatch(/^bearer /i);
+    expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
+    expect(process.scrubber.scrub(token)).toBe(REDACTED);
+
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(`${harness.standIn.url}${path}`, {
+        method,
+        headers: { authorization: `token ${token}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).then((r) => r.status);
+    expect(await call("GET", `/repos/${REPOSITORY}/pulls/5`)).toBe(200);
+    expect(await call("POST", `/repos/${REPOSITORY}/check-runs`, { name: "x", head_sha: HEAD })).toBe(403);
+    expect(await call("GET", `/repos/${OTHER_REPOSITORY}/pulls/5`)).toBe(404);
+  });
+
+  it("mints a fresh token per call", async () => {
+    const process = harness.process();
+    const a = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
+    const b = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
+    expect(a.token).not.toBe(b.token);
+  });
+
+  it("fails closed with GITHUB_API_FAILED when GitHub refuses", async () => {
+    const stranger = harness.process({ privateKey: generateTestAppKey().privateKey });
+    const error: unknown = await mintRepositoryToken(stranger.app, INSTALLATION_ID, REPOSITORY_ID).catch((e: unknown) => e);
+    expect(isAppError(error) && error.code).toBe("GITHUB_API_FAILED");
+  });
+});
+
+describe("resolvePullRequest", () => {
+  it.each([
+    [5, { headSha: HEAD, baseSha: BASE, baseRef: "main", pullNumber: 5, trigger: "issue_comment" }],
+    [6, null],
+    [7, null],
+    [404, null],
+  ])("PR %s", async (number, expected) => {
+    const octokit = await harness.process().app.getInstallationOctokit(INSTALLATION_ID);
+    const job = await resolvePullRequest(octokit, pull(number));
+    if (expected === null) expect(job).toBeNull();
+    else expect(job).toMatchObject(expected);
+  });
+});

@@ -1,0 +1,250 @@
+import type { KeyObject } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkAppJwt } from "./github-stand-in-jwt.js";
+import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
+
+export { generateTestAppKey } from "./github-stand-in-jwt.js";
+
+/** One request the stand-in received, in arrival order. */
+export interface RecordedRequest {
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly authorization: string | undefined;
+  status: number;
+}
+
+export interface MintedToken {
+  readonly token: string;
+  readonly installationId: number;
+  readonly expiresAt: number;
+  /** What the App asked for; absent fields mean "everything the installation has". */
+  readonly repositoryIds: readonly number[] | undefined;
+  readonly permissions: Readonly<Record<string, string>> | undefined;
+}
+
+export interface Annotation {
+  readonly path: string;
+  readonly start_line: number;
+  readonly end_line: number;
+  readonly annotation_level: string;
+  readonly message: string;
+  readonly title?: string;
+  readonly start_column?: number;
+  readonly end_column?: number;
+}
+
+export interface StandInCheckRun {
+  readonly id: number;
+  readonly repository: string;
+  readonly name: string;
+  readonly head_sha: string;
+  status: string;
+  conclusion: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  readonly annotations: Annotation[];
+}
+
+export interface StandInReview {
+  readonly id: number;
+  readonly body: string;
+  readonly event: string;
+  readonly commit_id: string | undefined;
+  readonly comments: readonly Record<string, unknown>[];
+  readonly user: { readonly login: string; readonly type: string };
+}
+
+export interface PullRequestFixture {
+  readonly number: number;
+  readonly state?: "open" | "closed";
+  readonly draft?: boolean;
+  readonly headSha: string;
+  readonly baseSha: string;
+  readonly baseRef: string;
+  /** Head-side line ranges of the diff per path: review comments must fall inside one. */
+  readonly hunks?: Readonly<Record<string, readonly (readonly [number, number])[]>>;
+  readonly files?: readonly { filename: string; status: string; patch?: string }[];
+}
+
+export type FaultKind = "502" | "secondary-rate-limit" | "429";
+
+export interface StandInState {
+  readonly appId: number;
+  readonly publicKey: KeyObject;
+  /** `owner/name` → repository id. */
+  readonly repositories: ReadonlyMap<string, number>;
+  readonly tokens: Map<string, MintedToken>;
+  readonly checkRuns: Map<number, StandInCheckRun>;
+  readonly pulls: Map<string, PullRequestFixture>;
+  readonly reviews: Map<string, StandInReview[]>;
+  readonly files: Map<string, string>;
+  nextId: number;
+}
+
+export interface GitHubStandIn {
+  /** Base URL to use as GITHUB_API_URL. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  readonly state: StandInState;
+  /** Tokens in the order they were minted. */
+  readonly minted: MintedToken[];
+  setPullRequest(repository: string, pull: PullRequestFixture): void;
+  setFile(repository: string, path: string, content: string): void;
+  /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
+  fail(method: string, pathPattern: RegExp, count: number, kind: FaultKind): void;
+  /** Drops every scripted fault not yet used. */
+  clearFaults(): void;
+  /** Requests other than token minting, as `METHOD /path`. */
+  calls(method?: string, pathPattern?: RegExp): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const SECONDARY_MESSAGE =
+  "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID 0000:0000.";
+
+/**
+ * A local HTTP server standing in for api.github.com, for the endpoints reviewbot uses. It checks
+ * credentials as GitHub does (App JWT for `/app/...`, a token it minted for everything else, a
+ * scoped token only for its repositories and permissions), keeps check runs with their
+ * accumulated annotations and PR reviews in memory, records every request, and can answer with
+ * scripted faults (502, secondary rate limit, 429).
+ */
+export async function startGitHubStandIn(options: {
+  readonly appId: number;
+  readonly publicKey: KeyObject;
+  readonly repositories: Readonly<Record<string, number>>;
+}): Promise<GitHubStandIn> {
+  const state: StandInState = {
+    appId: options.appId,
+    publicKey: options.publicKey,
+    repositories: new Map(Object.entries(options.repositories)),
+    tokens: new Map(),
+    checkRuns: new Map(),
+    pulls: new Map(),
+    reviews: new Map(),
+    files: new Map(),
+    nextId: 1000,
+  };
+  const requests: RecordedRequest[] = [];
+  const minted: MintedToken[] = [];
+  const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
+  const routes = standInRoutes(state, (token) => minted.push(token));
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch((error: unknown) => {
+      send(response, 500, { message: String(error) });
+    });
+  });
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://stand-in");
+    const raw = await readBody(request);
+    const record: RecordedRequest = {
+      at: Date.now(),
+      method: request.method ?? "GET",
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      body: raw === "" ? undefined : (JSON.parse(raw) as unknown),
+      authorization: request.headers.authorization,
+      status: 0,
+    };
+    requests.push(record);
+    const reply = (status: number, body: unknown, headers: Record<string, string> = {}): void => {
+      record.status = status;
+      send(response, status, body, headers);
+    };
+    const fault = faults.find((f) => f.remaining > 0 && f.method === record.method && f.pattern.test(record.path));
+    if (fault !== undefined) {
+      fault.remaining--;
+      if (fault.kind === "502") {
+        reply(502, { message: "Server Error" });
+      } else {
+        const documentation = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
+        const headers = { "retry-after": "1", "x-ratelimit-remaining": "4000" };
+        reply(fault.kind === "429" ? 429 : 403, { message: SECONDARY_MESSAGE, documentation_url: documentation }, headers);
+      }
+      return;
+    }
+    const match = findRoute(routes, record.method, record.path);
+    if (match === null) {
+      reply(404, { message: "Not Found" });
+      return;
+    }
+    const denied = authenticate(state, match.route, request.headers.authorization, match.params);
+    if (denied !== null) {
+      reply(denied.status, { message: denied.message });
+      return;
+    }
+    const token = (request.headers.authorization ?? "").replace(/^token /i, "");
+    const result = match.route.handle({ params: match.params, query: record.query, body: record.body, token: state.tokens.get(token) });
+    reply(result.status, result.body);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    state,
+    minted,
+    setPullRequest: (repository, pull) => state.pulls.set(`${repository}#${pull.number}`, pull),
+    setFile: (repository, path, content) => state.files.set(`${repository}:${path}`, content),
+    fail: (method, pattern, count, kind) => faults.push({ method, pattern, remaining: count, kind }),
+    clearFaults: () => {
+      faults.length = 0;
+    },
+    calls: (method, pattern) =>
+      requests.filter((r) => !r.path.startsWith("/app/") && (method === undefined || r.method === method) && (pattern === undefined || pattern.test(r.path))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+function findRoute(routes: readonly StandInRoute[], method: string, path: string): { route: StandInRoute; params: string[] } | null {
+  for (const route of routes) {
+    const found = route.method === method ? route.pattern.exec(path) : null;
+    if (found !== null) return { route, params: found.slice(1).map((p) => decodeURIComponent(p)) };
+  }
+  return null;
+}
+
+function authenticate(state: StandInState, route: StandInRoute, authorization: string | undefined, params: readonly string[]): { status: number; message: string } | null {
+  const [scheme = "", credential = ""] = (authorization ?? "").split(" ");
+  if (route.auth === "app") {
+    if (scheme.toLowerCase() !== "bearer") return { status: 401, message: "A JSON web token could not be decoded" };
+    const problem = checkAppJwt(credential, state.publicKey, state.appId);
+    return problem === null ? null : { status: 401, message: problem };
+  }
+  const token = scheme.toLowerCase() === "token" ? state.tokens.get(credential) : undefined;
+  if (token === undefined || token.expiresAt <= Date.now()) return { status: 401, message: "Bad credentials" };
+  const repositoryId = state.repositories.get(`${params[0] ?? ""}/${params[1] ?? ""}`);
+  if (token.repositoryIds !== undefined && (repositoryId === undefined || !token.repositoryIds.includes(repositoryId))) {
+    return { status: 404, message: "Not Found" };
+  }
+  if (route.permission !== undefined && token.permissions !== undefined) {
+    const [name, level] = route.permission;
+    const granted = token.permissions[name];
+    if (granted === undefined || (level === "write" && granted !== "write")) {
+      return { status: 403, message: "Resource not accessible by integration" };
+    }
+  }
+  return null;
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
+  response.end(JSON.stringify(body));
+}
