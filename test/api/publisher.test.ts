@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GITHUB_TASK_OPTIONS } from "@reviewbot/api/github-task-options";
+import { GITHUB_TASK_OPTIONS } from "@reviewbot/queue/github-task-queue";
 import { createLocalSink } from "@reviewbot/api/local-sink";
 import { startPublisher } from "@reviewbot/api/start-publisher";
 import { createLogger } from "@reviewbot/core/logger";

@@ -42,6 +42,7 @@ export interface StandInCheckRun {
   readonly repository: string;
   readonly name: string;
   readonly head_sha: string;
+  readonly external_id: string | null;
   status: string;
   conclusion: string | null;
   output: { title: string | null; summary: string | null; text: string | null };

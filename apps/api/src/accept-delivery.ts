@@ -2,9 +2,9 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
+import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { hasDelivery, recordDelivery } from "./delivery-ledger.js";
-import { GITHUB_TASK_OPTIONS, resolveTaskId } from "./github-task-options.js";
 import { withDeadline } from "./with-deadline.js";
 
 export interface DeliveryQueues {
@@ -33,9 +33,10 @@ export async function acceptDelivery(queues: DeliveryQueues, work: Work, deadlin
 
 async function accept(queues: DeliveryQueues, work: Work, deliveryId: string): Promise<Accepted> {
   if (await hasDelivery(queues.redis, deliveryId)) return { status: "duplicate", jobId: null };
-  let outcome = { jobId: resolveTaskId(deliveryId), removed: null as string | null, cancelled: null as string | null };
-  if (work.kind === "review") outcome = await enqueueReview(queues.reviews, queues.redis, work.job);
-  else await queues.github.add("resolve", work.task, { ...GITHUB_TASK_OPTIONS, jobId: outcome.jobId });
+  const outcome =
+    work.kind === "review"
+      ? await enqueueReview(queues.reviews, queues.redis, work.job)
+      : { jobId: await enqueueGitHubTask(queues.github, work.task), removed: null, cancelled: null };
   const first = await recordDelivery(queues.redis, deliveryId, outcome.jobId);
   return first ? { status: "accepted", ...outcome } : { status: "duplicate", jobId: outcome.jobId };
 }

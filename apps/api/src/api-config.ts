@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "@reviewbot/core/errors";
+import { parseEnvConfig } from "@reviewbot/core/env-config";
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -65,21 +65,10 @@ export const ApiConfig = z
   });
 export type ApiConfig = z.infer<typeof ApiConfig>;
 
-const COMMON_NAMES = new Set(["REDIS_URL", "GITHUB_APP_ID", "GITHUB_PRIVATE_KEY", "GITHUB_PRIVATE_KEY_FILE", "GITHUB_API_URL"]);
-
 /**
- * Reads the API's slice of an environment (every REVIEWBOT_* name plus the common names it uses);
- * throws CONFIG_INVALID naming the first bad or unknown variable, never its value.
+ * Reads the API's slice of an environment (every REVIEWBOT_* name plus the common names it uses;
+ * secrets also from `*_FILE`); throws CONFIG_INVALID naming the first bad or unknown variable.
  */
 export function loadApiConfig(env: NodeJS.ProcessEnv): Readonly<ApiConfig> {
-  const slice = Object.fromEntries(
-    Object.entries(env).filter(([key, value]) => value !== undefined && (key.startsWith("REVIEWBOT_") || COMMON_NAMES.has(key))),
-  );
-  const parsed = ApiConfig.safeParse(slice);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue?.path[0] ?? "");
-    throw new AppError("CONFIG_INVALID", `${key}: ${issue?.message ?? "invalid"}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnvConfig(ApiConfig, env);
 }

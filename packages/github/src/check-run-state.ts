@@ -14,8 +14,8 @@ export interface CheckRunState {
 /** State lives a week: long enough for any retry, short enough not to pile up. */
 const STATE_TTL_SECONDS = 7 * 24 * 3600;
 
-export function checkRunStateKey(repositoryId: number, headSha: string): string {
-  return `${KEY_PREFIX}:check-run:${repositoryId}:${headSha}`;
+export function checkRunStateKey(repositoryId: number, reviewJobId: string): string {
+  return `${KEY_PREFIX}:check-run:${repositoryId}:${reviewJobId}`;
 }
 
 /** Reads the state hash; a missing hash is the empty state. */

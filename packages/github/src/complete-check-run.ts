@@ -23,7 +23,7 @@ export async function completeCheckRun(
 ): Promise<void> {
   const run = await findOrCreateCheckRun(target);
   if (run.status === "completed") return;
-  const key = checkRunStateKey(target.repositoryId, target.headSha);
+  const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
   const owner = await claimCheckRunPublication(target.redis, key, jobId);
   if (owner !== jobId) {
     deps.logger.warn({ checkRunId: run.id, owner }, "check run is being completed by another review job");

@@ -30,10 +30,10 @@ export interface GitHubSinkDeps {
  * Every method is idempotent across retries, stalls and several api processes.
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
-  const target = async (review: ReviewJob): Promise<CheckRunTarget> => {
+  const target = async (review: ReviewJob, reviewJobId: string): Promise<CheckRunTarget> => {
     const [owner = "", repo = ""] = review.repository.split("/");
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
-    return { octokit, redis: deps.redis, appId: deps.appId, repositoryId: review.repositoryId, owner, repo, headSha: review.headSha };
+    return { octokit, redis: deps.redis, appId: deps.appId, repositoryId: review.repositoryId, owner, repo, headSha: review.headSha, reviewJobId };
   };
   const log = (review: ReviewJob, reviewJobId: string): Logger =>
     deps.logger.child({ jobId: reviewJobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
@@ -41,12 +41,12 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
   return {
     async started(task) {
       // Creating the run is all `started` does; a run that exists (even completed) is left alone.
-      const run = await findOrCreateCheckRun(await target(task.review));
+      const run = await findOrCreateCheckRun(await target(task.review, task.reviewJobId));
       log(task.review, task.reviewJobId).info({ checkRunId: run.id, status: run.status }, "check run started");
     },
 
     async completed(task, supersededBy) {
-      const where = await target(task.review);
+      const where = await target(task.review, task.reviewJobId);
       const logger = log(task.review, task.reviewJobId);
       // Scrubbed before rendering: escaping would hide a registered secret from the scrubber.
       const report = scrubDeep(task.report, deps.scrubber);
@@ -70,7 +70,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         { kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) },
         { headSha: task.review.headSha },
       );
-      await completeCheckRun(await target(task.review), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, task.reviewJobId, rendered);
+      await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, task.reviewJobId, rendered);
     },
   };
 }

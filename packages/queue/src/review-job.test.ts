@@ -24,6 +24,8 @@ describe("parseReviewJob", () => {
     ["an upper-case SHA", { ...valid, baseSha: "B".repeat(40) }, /review job baseSha/],
     ["a URL instead of owner/name", { ...valid, repository: "https://evil/x" }, /review job repository: must be owner\/name/],
     ["path traversal in the name", { ...valid, repository: "../../etc" }, /review job repository/],
+    ["a repository named ..", { ...valid, repository: "octo/.." }, /review job repository: must not name/],
+    ["a repository named .", { ...valid, repository: "octo/." }, /review job repository: must not name/],
     ["a base ref with a space", { ...valid, baseRef: "main --upload-pack=x" }, /review job baseRef/],
     ["a zero installation", { ...valid, installationId: 0 }, /review job installationId/],
     ["a string PR number", { ...valid, pullNumber: "3" }, /review job pullNumber/],

@@ -16,7 +16,11 @@ export const ReviewJob = z.strictObject({
   installationId: id,
   repositoryId: id,
   /** `owner/name` as GitHub spells it; the worker derives the clone URL from it. */
-  repository: z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name"),
+  repository: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name")
+    // GitHub refuses these names; a local source would resolve them to a parent directory.
+    .refine((name) => !/\/\.\.?$/.test(name), "must not name the repository . or .."),
   pullNumber: id,
   headSha: sha,
   baseSha: sha,

@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import type { z } from "zod";
+import { AppError } from "./errors.js";
+
+/**
+ * Reads an app's configuration from its environment through the app's one strict schema (built
+ * with `.strict()`, or the check of unknown names does nothing). Every REVIEWBOT_* variable is
+ * handed to the schema, so an unknown REVIEWBOT_* name (a typo) is an error rather than a silent
+ * default; other names are read only when the schema declares them (REDIS_URL).
+ *
+ * Secrets may come from files, as Compose secrets and systemd credentials deliver them: for a
+ * declared `X`, the variable `X_FILE` names a file whose content (less one trailing newline)
+ * becomes `X`. Setting both is an error.
+ *
+ * @throws AppError `CONFIG_INVALID` naming the first bad or unknown variable, never its value.
+ */
+export function parseEnvConfig<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.infer<T>> {
+  const declared = new Set(Object.keys(schema.shape));
+  const slice: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && (key.startsWith("REVIEWBOT_") || declared.has(key))) slice[key] = value;
+  }
+  for (const [key, path] of Object.entries(slice)) {
+    const base = key.slice(0, -"_FILE".length);
+    if (!key.endsWith("_FILE") || declared.has(key) || !declared.has(base)) continue;
+    if (slice[base] !== undefined) throw new AppError("CONFIG_INVALID", `${base}: set ${base} or ${key}, not both`);
+    slice[base] = readSecretFile(key, path);
+    Reflect.deleteProperty(slice, key);
+  }
+  const parsed = schema.safeParse(slice);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue?.path[0] ?? "");
+    throw new AppError("CONFIG_INVALID", `${key}: ${issue?.message ?? "invalid"}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+function readSecretFile(key: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8").replace(/\r?\n$/, "");
+  } catch (error) {
+    throw new AppError("CONFIG_INVALID", `${key}: cannot read ${path}`, { cause: error });
+  }
+}
