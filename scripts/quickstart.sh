@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The quick start: set the machine up, create the bundled sample PR and review it with reviewbot.
+# The quick start: set the machine up, then start the embedded fleet (a private Redis, the API with
+# a local sink, one worker) and review the bundled sample PR through the queue. On a terminal the
+# fleet stays up (dashboard address printed) until Ctrl-C; otherwise it exits after the review.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-sample_dir=${REVIEWBOT_SAMPLE_DIR:-$PWD/var/sample-repo}
-bash scripts/create-sample-repo.sh "$sample_dir" >/dev/null
 echo
-echo "\$ reviewbot review --repo $sample_dir --base main --head fork"
-# Exit 1 means the review found errors on the PR's lines, which is what the sample is for.
-node apps/cli/dist/main.js review --repo "$sample_dir" --base main --head fork || [[ $? -eq 1 ]]
+echo "\$ reviewbot fleet"
+exec node apps/cli/dist/main.js fleet "$@"

@@ -8,8 +8,9 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
 # Debian packages: git for the clone cache; redis-server for the queue; podman, runc, uidmap,
 # slirp4netns, fuse-overlayfs and bubblewrap for the sandboxes (runc: crun fails on these hosts'
-# hybrid cgroups); debootstrap for the helper images' base.
-DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap debootstrap)
+# hybrid cgroups); debootstrap for the helper images' base; chromium for the dashboard's browser
+# tests (driven by playwright-core, which downloads no browser of its own).
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap debootstrap chromium)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do

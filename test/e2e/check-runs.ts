@@ -25,3 +25,21 @@ export async function waitForCompletedCheckRun(fleet: Fleet, headSha: string, ti
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Polls the stand-in until the one check run for `headSha` satisfies `predicate`. */
+export async function waitForCheckRun(
+  fleet: Fleet,
+  headSha: string,
+  predicate: (run: StandInCheckRun) => boolean,
+  timeoutMs = 120_000,
+): Promise<StandInCheckRun> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const run = checkRunOf(fleet, headSha);
+    if (run !== undefined && predicate(run)) return run;
+    if (Date.now() > deadline) {
+      throw new Error(`check run for ${headSha} never matched (now ${JSON.stringify(run)}):\n${fleet.allLogs().slice(-6000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -50,6 +50,8 @@ export interface FleetOptions {
   readonly repositories: Readonly<Record<string, number>>;
   readonly workers?: number;
   readonly workerEnv?: Readonly<Record<string, string>>;
+  /** Extra or overriding env of the api process (e.g. a small REVIEWBOT_WEBHOOK_MAX_BYTES). */
+  readonly apiEnv?: Readonly<Record<string, string>>;
 }
 
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -78,6 +80,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     REVIEWBOT_WORKER_CREDENTIAL: WORKER_CREDENTIAL,
     REVIEWBOT_DASHBOARD_PASSWORD: DASHBOARD_PASSWORD,
     REVIEWBOT_REVIEW_COMMENTS: "on",
+    ...options.apiEnv,
   });
   const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
   const apiUrl = `http://127.0.0.1:${listening.port}`;
@@ -120,7 +123,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     await rm(root, { recursive: true, force: true });
   };
   try {
-    for (let i = 0; i < (options.workers ?? 1); i++) await addWorker();
+    // Started side by side (each has its own cache), so a two-worker fleet starts about as fast as one.
+    await Promise.all(Array.from({ length: options.workers ?? 1 }, () => addWorker()));
   } catch (error) {
     await stop();
     throw error;
@@ -142,4 +146,29 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     allLogs: () => [api, ...workers].map((process) => process.logs()).join("\n"),
     stop,
   };
+}
+
+/** The pino JSON records among captured log text (other lines, e.g. a crash trace, are skipped). */
+export function logRecords(text: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      records.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // A line cut by a kill: not a record.
+    }
+  }
+  return records;
+}
+
+/** Polls until `condition` returns a value other than undefined/false and returns it; throws naming `what` after `timeoutMs`. */
+export async function waitUntil<T>(condition: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -19,7 +19,7 @@ beforeAll(async () => {
     repositoryId: REPOSITORY_ID,
     number: 7,
     helpers: [helperEntry("many", ["sh", "-c", script], { format: "errorformat" })],
-    fork: (tree) => tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join("")),
+    fork: (tree) => { tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join("")); },
   });
 }, 180_000);
 

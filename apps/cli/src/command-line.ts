@@ -2,7 +2,9 @@ import { parseArgs } from "node:util";
 import { AppError } from "@reviewbot/core/errors";
 import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { CheckoutArgs } from "./checkout-command.js";
+import type { FleetArgs } from "./fleet-command.js";
 import type { FailLevel, ReviewArgs } from "./review-command.js";
+import type { SubmitArgs } from "./submit-review.js";
 
 export const USAGE = `usage: reviewbot <command> [options]
 
@@ -15,6 +17,12 @@ export const USAGE = `usage: reviewbot <command> [options]
              fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
   doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
              configured sandbox mode cannot be met
+  submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
+             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue
+  fleet    [--keep-running | --exit]
+             the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
+             local sink and one worker; reviews the bundled sample through the queue, prints the
+             result and the dashboard's address; stays up on a terminal until Ctrl-C
 `;
 
 export type EngineChoice = "auto" | "podman" | "docker" | "bwrap" | "none";
@@ -22,7 +30,9 @@ export type EngineChoice = "auto" | "podman" | "docker" | "bwrap" | "none";
 export type Command =
   | { readonly name: "review"; readonly args: ReviewArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
   | { readonly name: "checkout"; readonly args: CheckoutArgs }
-  | { readonly name: "doctor" };
+  | { readonly name: "doctor" }
+  | { readonly name: "submit"; readonly args: SubmitArgs }
+  | { readonly name: "fleet"; readonly args: FleetArgs };
 
 const OPTIONS = {
   repo: { type: "string" },
@@ -33,6 +43,11 @@ const OPTIONS = {
   output: { type: "string" },
   "filter-mode": { type: "string", default: "added" },
   "fail-level": { type: "string", default: "error" },
+  "repo-dir": { type: "string" },
+  repository: { type: "string" },
+  pull: { type: "string" },
+  "keep-running": { type: "boolean" },
+  exit: { type: "boolean" },
 } as const;
 
 /** Parses argv strictly; anything unexpected is a USAGE error naming it. */
@@ -46,6 +61,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
   const [name, ...rest] = parsed.positionals;
   if (rest.length > 0) throw new AppError("USAGE", `unexpected argument "${rest.join(" ")}"`);
   if (name === "doctor") return { name };
+  if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit) };
+  if (name === "submit") return { name, args: submitArgs(parsed.values) };
   if (name !== "checkout" && name !== "review") {
     throw new AppError("USAGE", name === undefined ? "no command given" : `unknown command "${name}"`);
   }
@@ -70,4 +87,18 @@ export function parseCommandLine(argv: readonly string[]): Command {
 function oneOf<T extends string>(option: string, value: string, allowed: readonly T[]): T {
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new AppError("USAGE", `${option} must be one of ${allowed.join(", ")}, not "${value}"`);
+}
+
+function fleetArgs(keepRunning: boolean | undefined, exit: boolean | undefined): FleetArgs {
+  if (keepRunning === true && exit === true) throw new AppError("USAGE", "--keep-running and --exit exclude each other");
+  return { keepRunning: keepRunning === true ? true : exit === true ? false : undefined };
+}
+
+function submitArgs(values: { "repo-dir"?: string; repository?: string; pull?: string; base?: string; head?: string }): SubmitArgs {
+  const { "repo-dir": repoDir, repository, pull, base, head } = values;
+  if (repoDir === undefined || repository === undefined || pull === undefined || base === undefined || head === undefined) {
+    throw new AppError("USAGE", "--repo-dir, --repository, --pull, --base and --head are required");
+  }
+  if (!/^[1-9]\d{0,8}$/.test(pull)) throw new AppError("USAGE", `--pull must be a positive number, not "${pull}"`);
+  return { repoDir, repository, pullNumber: Number(pull), base, head };
 }

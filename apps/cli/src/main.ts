@@ -5,15 +5,20 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
+import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
+import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
+import { DEFAULT_CA_BUNDLE, openInstallHooks } from "@reviewbot/review/runtime/open-install-hooks";
+import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { checkoutCommand } from "./checkout-command.js";
-import { loadCliConfig, loadOperatorPolicy, type CliConfig } from "./cli-config.js";
+import { loadCliConfig, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
+import { fleetCommand } from "./fleet-command.js";
 import { reviewCommand } from "./review-command.js";
-import { sandboxSetup } from "./sandbox-setup.js";
+import { submitReview } from "./submit-review.js";
 
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -21,6 +26,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const scrubber = new SecretScrubber();
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const command = parseCommandLine(argv);
+  if (command.name === "submit") {
+    if (config.REDIS_URL === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit");
+    const { job, outcome } = await submitReview(command.args, config.REDIS_URL);
+    process.stdout.write(`${JSON.stringify({ ...outcome, headSha: job.headSha, baseSha: job.baseSha })}\n`);
+    return 0;
+  }
+  if (command.name === "fleet") {
+    return fleetCommand(command.args, config, (text) => process.stdout.write(text));
+  }
   const operator = await loadOperatorPolicy(config);
   if (command.name === "doctor") {
     const outcome = await doctorCommand(sandboxSetup(config, operator));
@@ -38,13 +52,17 @@ async function main(argv: readonly string[]): Promise<number> {
   if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
   const engine = auditedEngine(selection.engine, logger, new SandboxCounters());
   stopSandboxesOnSignal(engine, logger);
+  // Outbound HTTPS here is TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
+  const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
+  const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
-    const outcome = await reviewCommand(command.args, { cache, engine, operator, logger, colour });
+    const outcome = await reviewCommand(command.args, { cache, engine, operator, logger, colour, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) });
     if (command.output === undefined) process.stdout.write(outcome.output);
     else await writeFile(command.output, outcome.output);
     return outcome.exitCode;
   } finally {
+    await installHooks.close();
     await engine.close();
   }
 }
@@ -75,19 +93,7 @@ function withEngine(config: CliConfig, engine: EngineChoice | undefined): CliCon
 }
 
 function cloneCache(config: CliConfig, scrubber: SecretScrubber): CloneCache {
-  return new CloneCache({
-    root: config.REVIEWBOT_CACHE_DIR,
-    allowedProtocols: ["https", "file"],
-    gitTimeoutMs: config.REVIEWBOT_GIT_TIMEOUT_MS,
-    lockWaitMs: config.REVIEWBOT_LOCK_WAIT_MS,
-    limits: {
-      maxFiles: config.REVIEWBOT_MAX_FILES,
-      maxTotalBytes: config.REVIEWBOT_MAX_TOTAL_BYTES,
-      maxPathDepth: config.REVIEWBOT_MAX_PATH_DEPTH,
-      maxPathBytes: config.REVIEWBOT_MAX_PATH_BYTES,
-    },
-    scrubber,
-  });
+  return new CloneCache(cloneCacheOptions(config, scrubber, ["https", "file"]));
 }
 
 main(process.argv.slice(2)).then(

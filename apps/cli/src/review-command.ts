@@ -4,6 +4,7 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { FindingSeverity } from "@reviewbot/review/findings/finding";
+import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
@@ -29,7 +30,7 @@ const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2,
  */
 export async function reviewCommand(
   args: ReviewArgs,
-  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean },
+  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean; installHooks?: InstallHookRuntime },
 ): Promise<{ output: string; exitCode: number }> {
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(

@@ -23,7 +23,15 @@ describe("parseOperatorPolicy", () => {
         node: "localhost/reviewbot/node:latest",
       },
       defaultImage: "base",
+      installHooks: "off",
+      installRegistries: ["registry.npmjs.org"],
     });
+  });
+
+  it("accepts install hooks through the registry and a list of registry hosts", () => {
+    const policy = parseOperatorPolicy({ installHooks: "registry", installRegistries: ["registry.npmjs.org", "files.pythonhosted.org", "pypi.org"] });
+    expect(policy).toMatchObject({ installHooks: "registry", installRegistries: ["registry.npmjs.org", "files.pythonhosted.org", "pypi.org"] });
+    expect(Object.isFrozen(policy.installRegistries)).toBe(true);
   });
 
   it.each([
@@ -54,6 +62,13 @@ describe("parseOperatorPolicy", () => {
     ["too few CPUs", { limits: { cpus: 0.001 } }, "limits.cpus: Too small: expected number to be >=0.01"],
     ["an unknown limit", { limits: { swapBytes: 1 } }, "limits.swapBytes: unknown key"],
     ["an unknown top-level key", { network: true }, "network: unknown key"],
+    ["an unknown install hook mode", { installHooks: "on" }, 'installHooks: Invalid option: expected one of "off"|"registry"'],
+    ["a registry IP literal", { installRegistries: ["104.16.0.1"] }, "installRegistries[0]: must be a lower-case DNS name"],
+    ["a registry with a port", { installRegistries: ["registry.npmjs.org:8443"] }, "installRegistries[0]: must be a lower-case DNS name"],
+    ["a wildcard registry", { installRegistries: ["*.npmjs.org"] }, "installRegistries[0]: must be a lower-case DNS name"],
+    ["a single-label registry", { installRegistries: ["localhost"] }, "installRegistries[0]: must be a lower-case DNS name"],
+    ["an upper-case registry", { installRegistries: ["Registry.npmjs.org"] }, "installRegistries[0]: must be a lower-case DNS name"],
+    ["no registry at all", { installRegistries: [] }, "installRegistries: Too small"],
     ["an image name with capitals", { images: { Base: "x" } }, "images.Base: invalid key: must match /^[a-z][a-z0-9_-]{0,63}$/"],
     ["an image reference with a space", { images: { base: "x --privileged" } }, "images.base: is not an image reference"],
     ["an empty image reference", { images: { base: "" } }, "images.base: is not an image reference"],

@@ -20,6 +20,14 @@ const ImageAllowlist = WithoutProtoKey.pipe(
 
 const count = (fallback: number) => z.int().positive().default(fallback);
 
+// A DNS name of at least two labels, lower case (compared exactly with a CONNECT's host): no IP
+// literal, no port, no wildcard. The registry proxy allows `<name>:443` and nothing else.
+const REGISTRY_HOST = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** What happens to a helper's `install` hook: `off` (not run, the helper runs without it) or `registry`. */
+export const INSTALL_HOOK_MODES = ["off", "registry"] as const;
+export type InstallHookMode = (typeof INSTALL_HOOK_MODES)[number];
+
 /**
  * The operator's ceilings for one sandboxed helper run (and `concurrency`, helpers run in
  * parallel per review). A repository may ask for less, never more (see `narrowLimits`).
@@ -41,8 +49,10 @@ export const OperatorLimits = z
 export type OperatorLimits = z.infer<typeof OperatorLimits>;
 
 /**
- * The operator's policy: limits plus the image allowlist (name → image reference) and the image a
- * helper gets when it names none. Strict: an unknown key is an error, never ignored.
+ * The operator's policy: limits plus the image allowlist (name → image reference), the image a
+ * helper gets when it names none, whether install hooks run (`installHooks`) and the registry
+ * hosts their sandbox may reach on port 443 (`installRegistries`). Strict: an unknown key is an
+ * error, never ignored.
  */
 export const OperatorPolicy = z
   .strictObject({
@@ -54,6 +64,15 @@ export const OperatorPolicy = z
       node: "localhost/reviewbot/node:latest",
     }).readonly(),
     defaultImage: z.string().default("base"),
+    // Install hooks run in their own container whose only way out is the worker's registry
+    // proxy (docs/review.md, "Install hooks"); off by default.
+    installHooks: z.enum(INSTALL_HOOK_MODES).default("off"),
+    installRegistries: z
+      .array(z.string().regex(REGISTRY_HOST, "must be a lower-case DNS name (no IP, port or wildcard)"))
+      .min(1)
+      .max(16)
+      .default(["registry.npmjs.org"])
+      .readonly(),
   })
   .superRefine((policy, ctx) => {
     if (!Object.hasOwn(policy.images, policy.defaultImage)) {

@@ -6,7 +6,9 @@ import { BWRAP_BINARIES, bwrapCommand } from "./bwrap-command.js";
 import { closeInheritedFds } from "./bwrap-inherited-fds.js";
 import { BwrapProcess } from "./bwrap-process.js";
 import { DEFAULT_CGROUP_LAYOUT, runCgroupDir, type CgroupLayout } from "./cgroup-limits.js";
+import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { cgroupV1Available, reapStaleRunCgroups, RunCgroup } from "./cgroup-v1.js";
+import { refuseMounts } from "./refuse-mounts.js";
 import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 import { assertReachableBy, DEFAULT_SANDBOX_USER, resolveSandboxUser, type SandboxUser } from "./sandbox-user.js";
@@ -92,8 +94,9 @@ export class BwrapEngine implements SandboxEngine {
   }
 
   /**
-   * Runs `spec` to completion: killed at its deadline or once its output budget is spent; its
-   * cgroups removed and leftovers killed however it ends.
+   * Runs `spec` to completion: killed at its deadline, once its output budget is spent or when its
+   * signal aborts (an already aborted signal starts nothing); its cgroups removed and leftovers
+   * killed however it ends.
    *
    * @throws AppError `SANDBOX_UNAVAILABLE` (engine closed, image not prepared, bwrap or cgroup
    *   failure) or `POLICY_DENIED` (a cwd outside /work, an invalid argv or environment).
@@ -113,7 +116,10 @@ export class BwrapEngine implements SandboxEngine {
   }
 
   async #run(spec: SandboxSpec): Promise<SandboxResult> {
+    const startedAt = performance.now();
     this.#assertOpen();
+    if (isAborted(spec.signal)) return cancelledResult(this.name, true);
+    refuseMounts(spec, this.name);
     const image = this.#images.get(spec.image);
     if (image === undefined) {
       const prepared = [...this.#images.keys()].join(", ");
@@ -137,6 +143,9 @@ export class BwrapEngine implements SandboxEngine {
     const cgroup = this.cgroupLimits ? await RunCgroup.create(this.#layout, runId, spec.limits, this.user) : undefined;
     try {
       this.#assertOpen();
+      // Making the cgroups took a moment: an abort meanwhile must not start bwrap. No await
+      // between this check and start, where the process subscribes to the signal.
+      if (isAborted(spec.signal)) return cancelledResult(this.name, true, Math.round(performance.now() - startedAt));
       const sandbox = BwrapProcess.start({
         command: bwrapCommand(args, spec.argv, spec.limits, cgroup?.procsFiles ?? []),
         user: this.user,
@@ -144,6 +153,7 @@ export class BwrapEngine implements SandboxEngine {
         stdin: spec.stdin,
         timeoutMs: spec.limits.timeoutMs,
         outputBytes: spec.limits.outputBytes,
+        ...(spec.signal === undefined ? {} : { signal: spec.signal }),
         killOthers: () => void cgroup?.killAll().catch(() => undefined),
       });
       this.#live.add(sandbox);

@@ -21,6 +21,8 @@ export interface BwrapLaunch {
   readonly stdin: string | Buffer | undefined;
   readonly timeoutMs: number;
   readonly outputBytes: number;
+  /** Kills the sandbox when it aborts, like the deadline does. */
+  readonly signal?: AbortSignal;
   /** Kills the run's processes beyond bwrap's own (the members of its cgroup). */
   readonly killOthers: () => void;
 }
@@ -30,6 +32,7 @@ export interface BwrapExit {
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
+  readonly cancelled: boolean;
   readonly outputTruncated: boolean;
   readonly stdout: Buffer;
   readonly stderr: Buffer;
@@ -108,6 +111,17 @@ export class BwrapProcess {
       timedOut = true;
       this.kill();
     }, Math.min(launch.timeoutMs, MAX_TIMER_MS));
+    let cancelled = false;
+    const cancel = (): void => {
+      cancelled = true;
+      this.kill();
+    };
+    if (launch.signal?.aborted === true) cancel();
+    else launch.signal?.addEventListener("abort", cancel, { once: true });
+    const settle = (): void => {
+      clearTimeout(timer);
+      launch.signal?.removeEventListener("abort", cancel);
+    };
 
     let grace: NodeJS.Timeout | undefined;
     child.once("exit", () => {
@@ -120,19 +134,19 @@ export class BwrapProcess {
     return new Promise<BwrapExit>((resolve, reject) => {
       child.once("error", (err) => {
         if (child.pid !== undefined) return;
-        clearTimeout(timer);
+        settle();
         reject(new AppError("SANDBOX_UNAVAILABLE", `bwrap could not be started: ${err.message}`, { cause: err }));
       });
       child.once("close", (code, signal) => {
-        clearTimeout(timer);
+        settle();
         clearTimeout(grace);
         if (child.pid === undefined) return;
-        // A signal here is ours (deadline, output cap, close); bwrap reports a process killed
+        // A signal here is ours (deadline, output cap, abort, close); bwrap reports a process killed
         // inside as 128 + N, which exitStatus turns into the signal's name like the containers do.
         const status = signal !== null ? { exitCode: null, signal } : exitStatus(code ?? -1);
         const { stdout, stderr } = budget.collected();
         const durationMs = Math.round(performance.now() - started);
-        resolve({ ...status, timedOut, outputTruncated: budget.truncated, stdout, stderr, durationMs });
+        resolve({ ...status, timedOut, cancelled, outputTruncated: budget.truncated, stdout, stderr, durationMs });
       });
     });
   }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { Writable, type Duplex } from "node:stream";
 import type Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
+import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { reapExpiredContainers } from "./container-janitor.js";
 import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
 import { exitStatus } from "./exit-status.js";
 import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
+import { checkMounts } from "./sandbox-mounts.js";
 import type { PodmanService } from "./podman-service.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
@@ -17,7 +19,10 @@ export interface ContainerEngineOptions {
   readonly docker: Dockerode;
   /** `seccomp=` value: a profile path for Podman's API, the profile JSON for Docker's. */
   readonly seccomp: string;
-  /** Worker-owned directory for per-run stdin files (bind-mounted read-only). */
+  /**
+   * Worker-owned directory for per-run stdin files (bind-mounted read-only); a spec's `mounts`
+   * must lie under it (the deps cache and the registry proxy's directory).
+   */
   readonly stateDir: string;
   /**
    * Where a container's memory cgroup lives on the host, when the engine's layout is known (rootful
@@ -29,18 +34,24 @@ export interface ContainerEngineOptions {
   readonly service?: PodmanService;
 }
 
+/** What the deps cache keys an install on: the image's content id, not its mutable tag. */
+export interface ImageIdentity {
+  imageId(reference: string): Promise<string>;
+}
+
 /**
  * Runs each helper in a fresh container through the Docker Engine API (Podman's or Docker's).
  * The output streams are attached before start and their end marks the exit, which avoids the
  * engine's polling `wait` (the slow part of a naive create/start/wait). Containers are removed
  * in the background after the result is known; `close()` waits for those removals.
  */
-export class ContainerEngine implements SandboxEngine {
+export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly name: "podman" | "docker";
+  /** The worker-owned directory a spec's `mounts` must lie under (the deps cache, the registry proxy's). */
+  readonly stateDir: string;
   readonly #docker: Dockerode;
   readonly #seccomp: string;
   readonly #service: PodmanService | undefined;
-  readonly #stateDir: string;
   readonly #memoryCgroupDir: ((containerId: string) => string) | undefined;
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
@@ -51,21 +62,25 @@ export class ContainerEngine implements SandboxEngine {
     this.#docker = options.docker;
     this.#seccomp = options.seccomp;
     this.#service = options.service;
-    this.#stateDir = options.stateDir;
+    this.stateDir = options.stateDir;
     this.#memoryCgroupDir = options.memoryCgroupDir;
   }
 
   async run(spec: SandboxSpec): Promise<SandboxResult> {
     const startedAt = performance.now();
+    if (isAborted(spec.signal)) return cancelledResult(this.name, true);
+    await checkMounts(spec.mounts ?? [], this.stateDir);
     await this.#service?.ensureRunning();
     const deadline = Date.now() + spec.limits.timeoutMs;
-    const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.#stateDir, "stdin-"));
+    const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.stateDir, "stdin-"));
     try {
       const stdinFile = stdinDir === null ? undefined : join(stdinDir, "stdin");
       if (stdinFile !== undefined && spec.stdin !== undefined) await writeFile(stdinFile, spec.stdin, { mode: 0o644 });
       const container = await this.#create(spec, { seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) });
       this.#live.add(container);
       try {
+        // Creating takes tens of milliseconds: an abort meanwhile must not start the container.
+        if (isAborted(spec.signal)) return cancelledResult(this.name, true, elapsedMs(startedAt));
         return await this.#attachAndRun(container, spec, startedAt);
       } finally {
         this.#live.delete(container);
@@ -73,6 +88,20 @@ export class ContainerEngine implements SandboxEngine {
       }
     } finally {
       if (stdinDir !== null) await rm(stdinDir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The content id (`sha256:…`) of a local image.
+   *
+   * @throws AppError `SANDBOX_UNAVAILABLE` when the image is not present.
+   */
+  async imageId(reference: string): Promise<string> {
+    await this.#service?.ensureRunning();
+    try {
+      return (await this.#docker.getImage(reference).inspect()).Id;
+    } catch (err) {
+      throw new AppError("SANDBOX_UNAVAILABLE", `image ${reference} is not present on this host`, { cause: err });
     }
   }
 
@@ -109,14 +138,24 @@ export class ContainerEngine implements SandboxEngine {
   }
 
   async #attachAndRun(container: Dockerode.Container, spec: SandboxSpec, startedAt: number): Promise<SandboxResult> {
-    let timedOut = false;
-    let killedByUs = false;
+    // Set by callbacks while the run awaits (an object, so that no read is narrowed to `false`).
+    const how = { timedOut: false, cancelled: false, killedByUs: false };
     const stop = (): void => {
-      killedByUs = true;
+      how.killedByUs = true;
       void kill(container);
+    };
+    const cancel = (): void => {
+      how.cancelled = true;
+      stop();
     };
     const budget = new OutputBudget(spec.limits.outputBytes, stop);
     const stream = (await container.attach({ stream: true, stdout: true, stderr: true, hijack: true })) as unknown as Duplex;
+    // Checked and subscribed in one synchronous step: no abort can fall between the two.
+    if (isAborted(spec.signal)) {
+      stream.destroy();
+      return cancelledResult(this.name, true, elapsedMs(startedAt));
+    }
+    spec.signal?.addEventListener("abort", cancel, { once: true });
     const ended = Promise.race([once(stream, "end"), once(stream, "close")]);
     const stdout = sink((chunk) => {
       budget.stdout(chunk);
@@ -126,15 +165,18 @@ export class ContainerEngine implements SandboxEngine {
     });
     this.#docker.modem.demuxStream(stream, stdout, stderr);
     const timer = setTimeout(() => {
-      timedOut = true;
+      how.timedOut = true;
       stop();
     }, spec.limits.timeoutMs);
     let oomWatch: OomWatch | undefined;
     try {
       await container.start();
+      // A deadline or an abort while the start was in flight found nothing running to kill.
+      if (how.killedByUs) await kill(container);
       if (this.#memoryCgroupDir !== undefined) oomWatch = new OomWatch(this.#memoryCgroupDir(container.id));
       await ended;
     } finally {
+      spec.signal?.removeEventListener("abort", cancel);
       clearTimeout(timer);
       stream.destroy();
     }
@@ -146,16 +188,17 @@ export class ContainerEngine implements SandboxEngine {
       engine: this.name,
       sandboxed: true,
       ...status,
-      timedOut,
+      timedOut: how.timedOut,
+      cancelled: how.cancelled,
       // Podman 4 on cgroup v1 never sets OOMKilled: the cgroup's own counter is read while the
       // container runs. Where it cannot be, note that inside a sandbox the only senders of SIGKILL
       // are the kernel's OOM killer, us, and the process itself (which can only fake its own
       // failure), so a SIGKILL we did not send is reported as an OOM kill.
-      oomKilled: oomSeen || state.OOMKilled || (status.signal === "SIGKILL" && !killedByUs),
+      oomKilled: oomSeen || state.OOMKilled || (status.signal === "SIGKILL" && !how.killedByUs),
       outputTruncated: budget.truncated,
       stdout: output.stdout,
       stderr: output.stderr,
-      durationMs: Math.round(performance.now() - startedAt),
+      durationMs: elapsedMs(startedAt),
     };
   }
 
@@ -181,6 +224,10 @@ async function finalState(container: Dockerode.Container): Promise<{ ExitCode: n
 
 async function kill(container: Dockerode.Container): Promise<void> {
   await container.kill({ signal: "SIGKILL" }).catch(() => undefined);
+}
+
+function elapsedMs(startedAt: number): number {
+  return Math.round(performance.now() - startedAt);
 }
 
 function sink(onChunk: (chunk: Buffer) => void): Writable {

@@ -68,6 +68,9 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
       Binds: [
         `${spec.worktree}:${WORKTREE_MOUNT}:ro,nosuid,nodev`,
         ...(options.stdinFile === undefined ? [] : [`${options.stdinFile}:${STDIN_MOUNT}:ro,nosuid,nodev,noexec`]),
+        // Checked by checkMounts: worker-made directories under the engine's state directory.
+        // An install target is writable but noexec; a helper's deps are read-only.
+        ...(spec.mounts ?? []).map(({ source, target, writable }) => `${source}:${target}:${writable ? "rw,noexec" : "ro"},nosuid,nodev`),
       ],
       Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${limits.tmpfsBytes}` },
       Memory: limits.memoryBytes,

@@ -1,13 +1,15 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
+import { cancelledResult, isAborted } from "./cancelled-result.js";
+import { mountsRefusal } from "./refuse-mounts.js";
 import { OutputBudget } from "./output-budget.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 /**
  * The explicit escape hatch of sandbox mode `off` (or `auto` with no working engine): the helper
  * runs directly on the worker, in the work tree, with the allowlisted environment, the deadline
- * and the output budget, and nothing else. Every result says `sandboxed: false`; the caller has
+ * and the output budget (and its signal), and nothing else. Every result says `sandboxed: false`; the caller has
  * already logged the loud warning that selected it.
  */
 export class NoneEngine implements SandboxEngine {
@@ -17,6 +19,9 @@ export class NoneEngine implements SandboxEngine {
   run(spec: SandboxSpec): Promise<SandboxResult> {
     const [file, ...args] = spec.argv;
     if (file === undefined) return Promise.reject(new AppError("POLICY_DENIED", "argv: empty command"));
+    if (isAborted(spec.signal)) return Promise.resolve(cancelledResult(this.name, false));
+    const refusal = mountsRefusal(spec, this.name);
+    if (refusal !== undefined) return Promise.reject(refusal);
     const startedAt = performance.now();
     const child = spawn(file, args, {
       cwd: join(spec.worktree, spec.cwd),
@@ -47,16 +52,25 @@ export class NoneEngine implements SandboxEngine {
       timedOut = true;
       kill();
     }, spec.limits.timeoutMs);
+    let cancelled = false;
+    const cancel = (): void => {
+      cancelled = true;
+      kill();
+    };
+    spec.signal?.addEventListener("abort", cancel, { once: true });
+    const settle = (): void => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener("abort", cancel);
+      this.#live.delete(kill);
+    };
     this.#live.add(kill);
     return new Promise<SandboxResult>((resolve, reject) => {
       child.once("error", (err) => {
-        clearTimeout(timer);
-        this.#live.delete(kill);
+        settle();
         reject(new AppError("SANDBOX_UNAVAILABLE", `could not start ${file}: ${err.message}`, { cause: err }));
       });
       child.once("close", (code, signal) => {
-        clearTimeout(timer);
-        this.#live.delete(kill);
+        settle();
         // The helper's own children may outlive it; the group goes with it.
         kill();
         const { stdout, stderr } = budget.collected();
@@ -66,6 +80,7 @@ export class NoneEngine implements SandboxEngine {
           exitCode: code,
           signal,
           timedOut,
+          cancelled,
           oomKilled: false,
           outputTruncated: budget.truncated,
           stdout,

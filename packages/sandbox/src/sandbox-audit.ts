@@ -1,7 +1,7 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { EngineName, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
-export type RunOutcome = "ok" | "nonzero" | "timeout" | "oom" | "truncated" | "signal" | "engine-error";
+export type RunOutcome = "ok" | "nonzero" | "cancelled" | "timeout" | "oom" | "truncated" | "signal" | "engine-error";
 
 /** Counts sandbox runs by engine and outcome, for metrics. */
 export class SandboxCounters {
@@ -21,6 +21,8 @@ export class SandboxCounters {
 
 /** Infrastructure outcomes first: a helper that timed out did not "find problems". */
 export function runOutcome(result: SandboxResult): RunOutcome {
+  // Checked first: a cancelled run was killed by us, whatever else it reached.
+  if (result.cancelled) return "cancelled";
   if (result.timedOut) return "timeout";
   if (result.oomKilled) return "oom";
   if (result.outputTruncated) return "truncated";
@@ -42,8 +44,8 @@ export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: S
         const result = await engine.run(spec);
         const outcome = runOutcome(result);
         counters.record(engine.name, outcome);
-        const { exitCode, signal, timedOut, oomKilled, outputTruncated, durationMs, sandboxed } = result;
-        logger.info({ ...fields, outcome, sandboxed, exitCode, signal, timedOut, oomKilled, outputTruncated, durationMs }, "sandbox run");
+        const { exitCode, signal, timedOut, cancelled, oomKilled, outputTruncated, durationMs, sandboxed } = result;
+        logger.info({ ...fields, outcome, sandboxed, exitCode, signal, timedOut, cancelled, oomKilled, outputTruncated, durationMs }, "sandbox run");
         return result;
       } catch (err) {
         counters.record(engine.name, "engine-error");

@@ -23,6 +23,19 @@ export interface SandboxLabels {
   readonly pr?: number;
 }
 
+/**
+ * A host directory the engine mounts besides the work tree: an install hook's target (writable)
+ * or its cached result for a helper (read-only), and the registry proxy's directory. Only the
+ * container engine accepts mounts, and only of directories under its own state directory.
+ */
+export interface SandboxMount {
+  /** Absolute host path of a directory under the engine's state directory (no symlink on the way). */
+  readonly source: string;
+  /** Absolute path in the sandbox, under `/opt/reviewbot/` or `/run/reviewbot/`. */
+  readonly target: string;
+  readonly writable: boolean;
+}
+
 export interface SandboxSpec {
   /** argv inside the sandbox; never interpreted by a shell of ours. */
   readonly argv: readonly string[];
@@ -37,6 +50,13 @@ export interface SandboxSpec {
   readonly stdin?: string | Buffer;
   readonly limits: SandboxLimits;
   readonly labels: SandboxLabels;
+  /** Extra directories to mount (see {@link SandboxMount}); engines that cannot honour them refuse. */
+  readonly mounts?: readonly SandboxMount[];
+  /**
+   * Cancels the run: once it aborts the sandbox is killed (SIGKILL, as at the deadline) and the
+   * run resolves with `cancelled: true`; a run whose signal has already aborted starts nothing.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface SandboxResult {
@@ -45,6 +65,8 @@ export interface SandboxResult {
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
+  /** The spec's signal aborted: the run was killed, or never started when it was aborted before. */
+  readonly cancelled: boolean;
   readonly oomKilled: boolean;
   readonly outputTruncated: boolean;
   readonly stdout: Buffer;

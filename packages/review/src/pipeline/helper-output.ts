@@ -8,6 +8,8 @@ const REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 } as const;
 
 /** Infrastructure outcomes first: a helper that timed out did not "find problems". */
 export function helperOutcome(result: SandboxResult, findings: number): HelperOutcome {
+  // We killed it (or never started it): whatever it printed is not a verdict.
+  if (result.cancelled) return "cancelled";
   if (result.timedOut) return "timeout";
   if (result.oomKilled) return "oom";
   if (result.outputTruncated) return "truncated";

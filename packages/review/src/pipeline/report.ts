@@ -1,4 +1,5 @@
 import type { ConfigError } from "@reviewbot/policy/config-error";
+import type { LineRange } from "@reviewbot/overlay/pull-diff";
 import type { OverlaySource } from "@reviewbot/overlay/trusted-overlay";
 import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
 import type { FilterMode } from "../findings/diff-filter.js";
@@ -6,9 +7,21 @@ import type { Finding } from "../findings/finding.js";
 
 /**
  * What happened to one helper. Infrastructure outcomes (timeout, OOM kill, output cut, a failed
- * install) are kept apart from "the tool ran and found problems".
+ * install, a run cancelled because the review was) are kept apart from "the tool ran and found
+ * problems".
  */
-export type HelperOutcome = "passed" | "findings" | "failed" | "timeout" | "oom" | "truncated";
+export type HelperOutcome = "passed" | "findings" | "failed" | "cancelled" | "timeout" | "oom" | "truncated";
+
+/** What happened to a helper's install hook (see docs/review.md, "Install hooks"). */
+export interface InstallReport {
+  /**
+   * `cached`: an earlier install of the same hook was reused, nothing ran; `installed`: it ran in
+   * its own sandbox and succeeded; `failed`: it ran and failed (the helper did not run); `not-run`:
+   * disabled or impossible on this worker (the helper ran without it; `problems` says why).
+   */
+  readonly status: "cached" | "installed" | "failed" | "not-run";
+  readonly durationMs: number;
+}
 
 export interface HelperReport {
   readonly name: string;
@@ -29,6 +42,8 @@ export interface HelperReport {
   readonly findings: readonly Finding[];
   /** Output the parser could not use, and findings whose path left the repository. */
   readonly problems: readonly string[];
+  /** Its install hook, or null when it has none. */
+  readonly install: InstallReport | null;
 }
 
 export interface ContextReport {
@@ -67,5 +82,10 @@ export interface Report {
   readonly findings: readonly Finding[];
   readonly filtered: { readonly mode: FilterMode; readonly dropped: number; readonly skippedByContext: number };
   readonly errors: readonly string[];
+  /**
+   * Head-side hunk extents of each file that has a kept finding, so a publisher can check review
+   * comments against the diff without fetching it again.
+   */
+  readonly hunks: Readonly<Record<string, readonly LineRange[]>>;
   readonly timings: ReviewTimings;
 }

@@ -8,12 +8,19 @@ import { loadRepoConfig } from "./load-repo-config.js";
 import type { ContextReport, HelperReport, Report } from "./report.js";
 import { runContextScript } from "./run-context-script.js";
 import { runHelper } from "./run-helper.js";
+import type { InstallHookRuntime } from "./install-hook-runtime.js";
 import { runLimited } from "./run-limited.js";
 
 export interface ReviewRequest extends CheckoutRequest {
   readonly filterMode: FilterMode;
   /** PR metadata handed to the context script (title, body, number), untrusted. */
   readonly pullRequest?: { readonly number?: number; readonly title?: string; readonly body?: string };
+  /**
+   * Cancels the review (the PR got a newer head): the sandbox in flight is killed, no further
+   * stage or helper starts, the checkout is released and the review rejects with `signal.reason`
+   * (an `AbortError` DOMException unless the caller gave another reason).
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReviewDependencies {
@@ -25,6 +32,11 @@ export interface ReviewDependencies {
   readonly secrets: readonly string[];
   /** Told as each stage starts and each helper ends, for a progress display. */
   readonly onProgress?: (message: string) => void;
+  /**
+   * The registry proxy and deps cache, when the operator's `installHooks` is `registry` and the
+   * engine is a container engine; without it install hooks are not run (fail closed).
+   */
+  readonly installHooks?: InstallHookRuntime;
 }
 
 /**
@@ -35,14 +47,18 @@ export interface ReviewDependencies {
 export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDependencies): Promise<Report> {
   const started = performance.now();
   const progress = deps.onProgress ?? (() => undefined);
+  const { signal } = request;
+  signal?.throwIfAborted();
   progress(`fetching ${request.head.ref} and ${request.base.ref}`);
   const checkout = await deps.cache.checkout(request);
   const checkedOut = performance.now();
   try {
+    signal?.throwIfAborted();
     const logger = deps.logger.child({ checkoutId: checkout.id, headSha: checkout.headSha });
     const config = await loadRepoConfig(checkout, deps.operator);
     const labels = { jobId: request.label ?? checkout.id };
-    const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets };
+    const install = { mode: deps.operator.installHooks, remote: request.remote, ...(deps.installHooks === undefined ? {} : { runtime: deps.installHooks }) };
+    const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, ...(signal === undefined ? {} : { signal }) };
     const image = deps.operator.images[deps.operator.defaultImage] ?? "";
     const context = await runContextScript({ ...run, image, limits: helperCeilings(deps.operator.limits) }, {
       base: { ref: request.base.ref, sha: checkout.baseSha },
@@ -50,13 +66,17 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
       ...request.pullRequest,
     });
+    signal?.throwIfAborted();
     const contextDone = performance.now();
     progress(`running ${config.helpers.length} helper(s) in ${deps.engine.name} sandboxes`);
     const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
+      // No new helper once cancelled; the ones in flight are killed through the signal.
+      signal?.throwIfAborted();
       const report = await runHelper(helper, run);
       progress(`${report.name}: ${report.outcome} (${report.durationMs} ms)`);
       return report;
     });
+    signal?.throwIfAborted();
     const helpersDone = performance.now();
     const skipped = new Set(context?.skipFiles ?? []);
     const candidates = helpers.flatMap((helper) => helper.findings);
@@ -82,6 +102,9 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       findings: filtered.kept,
       filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },
       errors: reviewErrors(checkout.overlay.reason, context, helpers),
+      hunks: Object.fromEntries(
+        checkout.diff.files.filter((file) => filtered.kept.some((finding) => finding.path === file.path)).map((file) => [file.path, file.hunks]),
+      ),
       timings: {
         checkoutMs: Math.round(checkedOut - started),
         contextMs: Math.round(contextDone - checkedOut),
@@ -101,7 +124,7 @@ function reviewErrors(overlayFailure: string | undefined, context: ContextReport
   if (overlayFailure !== undefined) errors.push(`.ai/ overlay failed closed: ${overlayFailure}`);
   if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.outcome}`);
   for (const helper of helpers) {
-    if (helper.outcome === "timeout" || helper.outcome === "oom" || helper.outcome === "truncated") {
+    if (helper.outcome === "timeout" || helper.outcome === "oom" || helper.outcome === "truncated" || helper.outcome === "cancelled") {
       errors.push(`${helper.name}: ${helper.outcome}`);
     } else if (helper.outcome === "failed") {
       errors.push(`${helper.name}: exited ${String(helper.exitCode ?? helper.signal)} without findings`);

@@ -35,6 +35,7 @@ export async function runContextScript(run: ContextScriptRun, pullRequest: unkno
     stdin: JSON.stringify(pullRequest),
     limits: sandboxLimits(run.limits),
     labels: { ...run.labels, helper: "context-script" },
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
   });
   const { text, skipFiles } = interpret(result.stdout.toString("utf8"));
   return {

@@ -2,10 +2,13 @@ import { mapFindingPath } from "../findings/map-path.js";
 import { parseFindings } from "../findings/parse-findings.js";
 import type { Finding } from "../findings/finding.js";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
+import { depsEnv } from "@reviewbot/policy/install-plan";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
-import type { SandboxEngine, SandboxLabels } from "@reviewbot/sandbox/sandbox-spec";
+import type { SandboxEngine, SandboxLabels, SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import { helperOutcome, reportOutput, sanitiseFindings } from "./helper-output.js";
+import type { InstallContext } from "./install-hook-runtime.js";
+import { prepareDeps, type PreparedDeps } from "./prepare-deps.js";
 import type { HelperReport } from "./report.js";
 
 /** Where the sandbox engines mount the work tree. */
@@ -18,6 +21,10 @@ export interface HelperRun {
   readonly labels: Omit<SandboxLabels, "helper">;
   /** Secret values to scrub from everything the report keeps. */
   readonly secrets: readonly string[];
+  /** The review's cancellation: kills the sandbox in flight (the result says `cancelled`). */
+  readonly signal?: AbortSignal;
+  /** Install hooks: off unless the operator turned them on and the worker can run them. */
+  readonly install?: InstallContext;
 }
 
 /**
@@ -26,19 +33,23 @@ export interface HelperRun {
  * unsandboxed.
  */
 export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise<HelperReport> {
+  const deps = await prepareDeps(helper, run);
+  if (deps?.report.status === "failed") return installFailed(helper, deps, run);
   const result = await run.engine.run({
     argv: helper.command,
     image: helper.image.reference,
     worktree: run.worktree,
     cwd: helper.cwd,
-    env: buildSandboxEnv({}),
+    // PATH, NODE_PATH and PYTHONPATH into the read-only deps: set by us, never by the repository.
+    env: deps?.mount === undefined ? buildSandboxEnv({}) : depsEnv(buildSandboxEnv({})),
     limits: sandboxLimits(helper.limits),
     labels: { ...run.labels, helper: helper.name },
+    ...(deps?.mount === undefined ? {} : { mounts: [deps.mount] }),
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
   });
   // Parsers read the raw text (invalid UTF-8 already replaced); what they extract is sanitised.
   const parsed = parseFindings(helper.format, result.stdout.toString("utf8"), { helper: helper.name, severity: helper.severity });
-  const problems = [...parsed.problems, ...helper.warnings];
-  if (helper.install !== undefined) problems.push("install hook not run: install hooks are not supported yet");
+  const problems = [...parsed.problems, ...helper.warnings, ...(deps?.problems ?? [])];
   const findings: Finding[] = [];
   for (const finding of parsed.findings) {
     const mapped = mapFindingPath(finding.path, { mountPoint: MOUNT_POINT, cwd: helper.cwd });
@@ -60,5 +71,30 @@ export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise
     ...reportOutput(result, run.secrets),
     findings: sanitiseFindings(findings, run.secrets),
     problems,
+    install: deps?.report ?? null,
+  };
+}
+
+/** A helper whose install hook failed is not run: the report carries the install's result. */
+function installFailed(helper: ResolvedHelper, deps: PreparedDeps, run: HelperRun): HelperReport {
+  const result: SandboxResult | undefined = deps.failure;
+  const outcome = result === undefined ? "failed" : helperOutcome(result, 0);
+  return {
+    name: helper.name,
+    image: helper.image.name,
+    engine: result?.engine ?? run.engine.name,
+    sandboxed: result?.sandboxed ?? true,
+    // An install that exited 0 but could not be kept is a failure all the same.
+    outcome: outcome === "passed" ? "failed" : outcome,
+    exitCode: result?.exitCode ?? null,
+    signal: result?.signal ?? null,
+    timedOut: result?.timedOut ?? false,
+    oomKilled: result?.oomKilled ?? false,
+    outputTruncated: result?.outputTruncated ?? false,
+    durationMs: deps.report.durationMs,
+    ...(result === undefined ? { stdout: "", stderr: "" } : reportOutput(result, run.secrets)),
+    findings: [],
+    problems: [...helper.warnings, ...deps.problems],
+    install: deps.report,
   };
 }

@@ -5,17 +5,19 @@ import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { parseSandboxMode } from "@reviewbot/policy/sandbox-mode";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import type { SandboxEngineName, SandboxSetup } from "@reviewbot/sandbox/prepare-sandbox";
-import type { CliConfig } from "./cli-config.js";
+import type { RuntimeConfig } from "./runtime-config.js";
 
-/** The repository's Podman settings (runc, cgroupfs, explicit ulimits), next to the built CLI. */
-const CONTAINERS_CONF = fileURLToPath(new URL("../../../infra/podman/containers.conf", import.meta.url));
+/** The repository's Podman settings (runc, cgroupfs, explicit ulimits), next to the built package. */
+const CONTAINERS_CONF = fileURLToPath(new URL("../../../../infra/podman/containers.conf", import.meta.url));
 
 /**
  * The sandbox settings from the operator's configuration. `auto` tries the rootful container
  * engine first (strongest isolation: its own mount, PID, network and IPC namespaces plus cgroup
  * limits), then Docker when a socket is configured, then bubblewrap.
+ *
+ * @throws AppError `CONFIG_INVALID` for an unknown REVIEWBOT_SANDBOX mode.
  */
-export function sandboxSetup(config: CliConfig, operator: OperatorPolicy): SandboxSetup {
+export function sandboxSetup(config: RuntimeConfig, operator: OperatorPolicy): SandboxSetup {
   const engines: SandboxEngineName[] =
     config.REVIEWBOT_ENGINE === "auto"
       ? ["podman", ...(config.REVIEWBOT_DOCKER_SOCKET === undefined ? [] : (["docker"] as const)), "bwrap"]

@@ -1,0 +1,147 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { Queue } from "bullmq";
+import { AppError } from "@reviewbot/core/errors";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
+import { startChildService, type ChildService } from "./child-service.js";
+import type { CliConfig } from "./cli-config.js";
+import { freePort } from "./free-port.js";
+import { startPrivateRedis, type PrivateRedis } from "./private-redis.js";
+import { renderSinkResult } from "./render-sink-result.js";
+import { submitReview, type Submission } from "./submit-review.js";
+
+export interface FleetArgs {
+  /** Stay up after the sample's review; undefined: only when stdout is a terminal. */
+  readonly keepRunning: boolean | undefined;
+}
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const SAMPLE = { repository: "local/sample", pullNumber: 1, base: "main", head: "fork" } as const;
+const REVIEW_TIMEOUT_MS = 15 * 60 * 1000;
+
+/**
+ * `reviewbot fleet`, the embedded defaults: a private Redis unless REDIS_URL names one, the real
+ * API (local sink, dashboard behind a random password) and one worker (local source) as child
+ * processes; the bundled sample PR is reviewed through the queue and its result printed with the
+ * dashboard's address. On a terminal it stays up until Ctrl-C, then stops everything and removes
+ * the private Redis.
+ */
+export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (text: string) => void): Promise<number> {
+  const dir = join(config.REVIEWBOT_CACHE_DIR, "fleet");
+  const [reposDir, sinkDir, logDir] = [join(dir, "repos"), join(dir, "sink"), join(dir, "logs")];
+  // The sample is deterministic (same head SHA every time): an old result must not pass for this run's.
+  await rm(sinkDir, { recursive: true, force: true });
+  for (const path of [reposDir, sinkDir, logDir]) await mkdir(path, { recursive: true, mode: 0o700 });
+  const services: ChildService[] = [];
+  let redis: PrivateRedis | undefined;
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await Promise.all(services.map((service) => service.stop(40_000)));
+      await redis?.stop();
+    })());
+  const interrupted = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  try {
+    redis = config.REDIS_URL === undefined ? await startPrivateRedis(dir) : undefined;
+    const redisUrl = config.REDIS_URL ?? redis?.url ?? "";
+    const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/", REDIS_URL: redisUrl, REVIEWBOT_LOG_LEVEL: "info" };
+    const password = randomBytes(18).toString("base64url");
+    const apiPort = await freePort();
+    services.push(
+      startChildService("api", [process.execPath, join(ROOT, "apps/api/dist/main.js")], {
+        ...base,
+        REVIEWBOT_HOST: "127.0.0.1",
+        REVIEWBOT_PORT: String(apiPort),
+        REVIEWBOT_WEBHOOK_SECRET: randomBytes(24).toString("base64url"),
+        REVIEWBOT_SINK: "local",
+        REVIEWBOT_LOCAL_SINK_DIR: sinkDir,
+        REVIEWBOT_DASHBOARD_USER: "admin",
+        REVIEWBOT_DASHBOARD_PASSWORD: password,
+      }, join(logDir, "api.log")),
+      startChildService("worker", [process.execPath, join(ROOT, "apps/worker/dist/main.js")], {
+        ...base,
+        ...pipelineEnv(),
+        REVIEWBOT_CACHE_DIR: config.REVIEWBOT_CACHE_DIR,
+        REVIEWBOT_SOURCE: "local",
+        REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
+        REVIEWBOT_WORKER_PORT: String(await freePort()),
+      }, join(logDir, "worker.log")),
+    );
+    write(`reviewbot fleet: redis ${redis === undefined ? redisUrl.replace(/\/\/[^@]*@/, "//") : "(private)"}, api and worker started; logs in ${logDir}\n`);
+    await createSample(join(reposDir, SAMPLE.repository));
+    const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, redisUrl);
+    write(`reviewbot fleet: submitted ${SAMPLE.repository}#${SAMPLE.pullNumber} (${submission.job.headSha.slice(0, 12)}) as ${submission.outcome.jobId}\n\n`);
+    const result = await Promise.race([
+      waitForResult(sinkDir, submission, redisUrl, services),
+      interrupted.then(() => {
+        throw new Error("interrupted");
+      }),
+    ]);
+    write(renderSinkResult(result));
+    write(`\ndashboard: http://127.0.0.1:${apiPort}/admin/queues  (user admin, password ${password})\n`);
+    if (args.keepRunning ?? process.stdout.isTTY) {
+      write("reviewbot fleet: running; Ctrl-C stops it\n");
+      await Promise.race([interrupted, ...services.map((service) => service.exited)]);
+    }
+    return 0;
+  } finally {
+    await stop();
+  }
+}
+
+/** The pipeline's REVIEWBOT_* settings the CLI was given (already validated), for the worker. */
+function pipelineEnv(): Record<string, string> {
+  const names = new Set(Object.keys(RuntimeConfig.shape));
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => names.has(entry[0]) && entry[1] !== undefined));
+}
+
+async function createSample(dest: string): Promise<void> {
+  const service = startChildService("sample", ["bash", join(ROOT, "scripts/create-sample-repo.sh"), dest], { PATH: process.env.PATH ?? "/usr/bin:/bin" }, "/dev/null");
+  const code = await service.exited;
+  if (code !== "0") throw new AppError("GIT_FAILED", `scripts/create-sample-repo.sh exited ${code}`);
+}
+
+/** Polls for the local sink's file of the submitted head; fails early when the job or a service does. */
+async function waitForResult(sinkDir: string, submission: Submission, redisUrl: string, services: readonly ChildService[]): Promise<unknown> {
+  const { job, outcome } = submission;
+  const file = join(sinkDir, job.repository, String(job.pullNumber), `${job.headSha}.json`);
+  const connection = createRedisConnection(redisUrl, { name: "cli-fleet", blocking: false });
+  const queue = new Queue(REVIEW_QUEUE, { connection });
+  try {
+    for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline; ) {
+      const result = await finishedResult(file);
+      if (result !== null) return result;
+      const dead = services.find((service) => service.child.exitCode !== null || service.child.signalCode !== null);
+      if (dead !== undefined) throw new Error(`the fleet's ${dead.name} exited; see its log`);
+      const review = await queue.getJob(outcome.jobId);
+      if ((await review?.getState()) === "failed" && review !== undefined) {
+        // The failure reaches the sink as a failed check run; give the publisher a moment.
+        await sleep(2000);
+        const late = await finishedResult(file);
+        if (late !== null) return late;
+        throw new Error(`the review failed: ${review.failedReason}`);
+      }
+      await sleep(250);
+    }
+    throw new Error(`no result after ${REVIEW_TIMEOUT_MS / 60_000} minutes`);
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+/** The sink's file once the check run is completed (it says `in_progress` while the review runs). */
+async function finishedResult(file: string): Promise<unknown> {
+  const text = await readFile(file, "utf8").catch(() => null);
+  if (text === null) return null;
+  const result = JSON.parse(text) as { status?: unknown } | null;
+  return result?.status === "completed" ? result : null;
+}

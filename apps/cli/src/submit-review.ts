@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import { isAbsolute, relative, resolve } from "node:path";
+import { promisify } from "node:util";
+import { Queue } from "bullmq";
+import { AppError } from "@reviewbot/core/errors";
+import { enqueueReview, type EnqueueOutcome } from "@reviewbot/queue/enqueue-review";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { ReviewJob } from "@reviewbot/queue/review-job";
+
+export interface SubmitArgs {
+  /** The directory of local repositories a worker with REVIEWBOT_SOURCE=local reads. */
+  readonly repoDir: string;
+  readonly repository: string;
+  readonly pullNumber: number;
+  /** The base branch (the trusted side). */
+  readonly base: string;
+  /** The PR head: any ref or SHA of the local repository. */
+  readonly head: string;
+}
+
+export interface Submission {
+  readonly job: ReviewJob;
+  readonly outcome: EnqueueOutcome;
+}
+
+/** The installation every local submission belongs to (fair share treats them as one tenant). */
+const LOCAL_INSTALLATION_ID = 1;
+
+/**
+ * `reviewbot submit`: resolves base and head to SHAs in `<repoDir>/<repository>` and enqueues the
+ * review on the real queue with enqueueReview (supersession and fair share as for webhooks).
+ */
+export async function submitReview(args: SubmitArgs, redisUrl: string): Promise<Submission> {
+  const repo = resolve(args.repoDir, args.repository);
+  const inside = relative(resolve(args.repoDir), repo);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
+  const baseRef = args.base.replace(/^refs\/heads\//, "");
+  const job = ReviewJob.safeParse({
+    installationId: LOCAL_INSTALLATION_ID,
+    repositoryId: repositoryId(args.repository),
+    repository: args.repository,
+    pullNumber: args.pullNumber,
+    headSha: await commitOf(repo, args.head),
+    baseSha: await commitOf(repo, baseRef),
+    baseRef,
+    deliveryId: randomUUID(),
+    trigger: "local",
+  });
+  if (!job.success) {
+    const issue = job.error.issues[0];
+    throw new AppError("USAGE", `${String(issue?.path[0] ?? "job")}: ${issue?.message ?? "invalid"}`);
+  }
+  const connection = createRedisConnection(redisUrl, { name: "cli-submit", blocking: false });
+  const queue = new Queue(REVIEW_QUEUE, { connection });
+  try {
+    return { job: job.data, outcome: await enqueueReview(queue, connection, job.data) };
+  } catch (err) {
+    throw new AppError("QUEUE_UNAVAILABLE", "could not enqueue the review", { cause: err });
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+}
+
+/** A stable positive id per repository name, standing in for GitHub's repository id. */
+function repositoryId(repository: string): number {
+  return Number.parseInt(createHash("sha256").update(repository).digest("hex").slice(0, 12), 16) + 1;
+}
+
+async function commitOf(repo: string, ref: string): Promise<string> {
+  try {
+    const { stdout } = await promisify(execFile)("git", ["-C", repo, "rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+    });
+    return stdout.trim();
+  } catch (err) {
+    throw new AppError("REF_NOT_FOUND", `${ref} is not a commit of ${repo}`, { cause: err });
+  }
+}

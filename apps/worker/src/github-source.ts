@@ -1,0 +1,33 @@
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import { fetchJobToken, type TokenBroker } from "./fetch-job-token.js";
+import type { ReviewSource, SourceCheckout } from "./review-source.js";
+
+/**
+ * The production source: `${gitUrl}/${repository}.git`, fetched with the job's installation token.
+ * The token is registered with the scrubber the moment it arrives and reaches git only through the
+ * clone cache's askpass environment: never argv, the URL, .git/config, a log, the job or a sandbox.
+ */
+export function createGitHubSource(broker: TokenBroker, gitUrl: string, scrubber: SecretScrubber): ReviewSource {
+  const base = gitUrl.replace(/\/+$/, "");
+  return {
+    name: "github",
+    protocols: [new URL(base).protocol.replace(/:$/, "")],
+    async resolve(job: ReviewJob, jobId: string): Promise<SourceCheckout> {
+      const token = await fetchJobToken(broker, jobId);
+      scrubber.register(token);
+      return {
+        request: {
+          remote: `${base}/${job.repository}.git`,
+          head: { ref: `refs/pull/${job.pullNumber}/head`, sha: job.headSha },
+          base: { ref: `refs/heads/${job.baseRef}`, sha: job.baseSha },
+          credentials: { username: "x-access-token", password: token },
+        },
+        secrets: [token],
+        release: () => {
+          scrubber.forget(token);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { Queue, Worker } from "bullmq";
+import { isAppError } from "@reviewbot/core/errors";
+import { createLogger } from "@reviewbot/core/logger";
+import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { CloneCache } from "@reviewbot/overlay/clone-cache";
+import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
+import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
+import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
+import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
+import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
+import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
+import { closeAll } from "./close-all.js";
+import { createGitHubSource } from "./github-source.js";
+import { createHealthServer } from "./health-server.js";
+import { createLocalSource } from "./local-source.js";
+import { processReviewJob } from "./process-review-job.js";
+import type { ReviewSource } from "./review-source.js";
+import { RunningJobs } from "./running-jobs.js";
+import { loadWorkerConfig, type WorkerConfig } from "./worker-config.js";
+import { createWorkerMetrics } from "./worker-metrics.js";
+
+/** A PR lease outlives a frozen worker by at most this long; renewed every 10 s while held. */
+const LEASE_TTL_MS = 30_000;
+
+/** Composition root of the worker: env, Redis, clone cache, sandbox engine, BullMQ worker, signals. */
+async function main(): Promise<void> {
+  const config = loadWorkerConfig(process.env);
+  const scrubber = new SecretScrubber();
+  const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
+  const operator = await loadOperatorPolicy(config);
+  const source = reviewSource(config, scrubber);
+  const cache = new CloneCache(cloneCacheOptions(config, scrubber, source.protocols));
+  await cache.init();
+
+  const counters = new SandboxCounters();
+  const metrics = createWorkerMetrics(counters);
+  let sandboxReady = false;
+  const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false });
+  const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandboxReady: () => sandboxReady }, metrics.registry);
+  health.listen(config.REVIEWBOT_WORKER_PORT);
+  await once(health, "listening");
+  logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
+
+  const { selection } = await prepareSandbox(sandboxSetup(config, operator));
+  if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
+  const engine = auditedEngine(selection.engine, logger, counters);
+  sandboxReady = true;
+
+  const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true });
+  const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true });
+  const githubQueue = new Queue(GITHUB_QUEUE, { connection: commands });
+  const running = new RunningJobs();
+  const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
+    if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
+  });
+  const deps = { redis: commands, githubQueue, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const };
+  // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
+  // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
+  // comes too late marks the job stalled and another worker runs it twice). A killed worker stops
+  // renewing: after lockDuration the job is stalled, and maxStalledCount 1 lets another worker
+  // take it once more before it fails for good (a job that kills its worker twice is suspect).
+  const worker = new Worker(REVIEW_QUEUE, (job, token) => processReviewJob(job, token, deps), {
+    connection: blocking,
+    concurrency: config.REVIEWBOT_CONCURRENCY,
+    lockDuration: config.REVIEWBOT_LOCK_DURATION_MS,
+    stalledInterval: Math.min(30_000, config.REVIEWBOT_LOCK_DURATION_MS),
+    maxStalledCount: 1,
+    autorun: false,
+  });
+  worker.on("error", (err) => {
+    logger.error({ err }, "worker error");
+  });
+  worker.on("failed", (job, err) => {
+    logger.info({ jobId: job?.id, reason: err.message }, "review job failed");
+  });
+
+  let closing: Promise<void> | undefined;
+  const shutdown = (signal: NodeJS.Signals): Promise<void> => {
+    closing ??= (async () => {
+      logger.info({ signal, running: running.size, graceMs: config.REVIEWBOT_SHUTDOWN_GRACE_MS }, "shutting down");
+      const stopped = worker.close();
+      if (!(await running.drain(config.REVIEWBOT_SHUTDOWN_GRACE_MS))) {
+        logger.warn({ running: running.size }, "grace period over: handing running reviews back");
+        running.handBackAll();
+      }
+      await closeAll(
+        [
+          ["worker", () => stopped],
+          ["cancels", unsubscribe],
+          ["engine", () => engine.close()],
+          ["github queue", () => githubQueue.close()],
+          ["health", () => new Promise((resolve) => health.close(resolve))],
+          ["redis", () => Promise.all([blocking.quit(), subscriber.quit(), commands.quit()])],
+        ],
+        (step, err) => {
+          logger.error({ step, err }, "shutdown step failed");
+        },
+      );
+      logger.info("worker stopped");
+    })();
+    return closing;
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      shutdown(signal).then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+  logger.info({ source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY }, "worker started");
+  void worker.run();
+}
+
+function reviewSource(config: WorkerConfig, scrubber: SecretScrubber): ReviewSource {
+  if (config.REVIEWBOT_SOURCE === "local") return createLocalSource(config.REVIEWBOT_LOCAL_REPOS_DIR ?? "");
+  const broker = { apiUrl: config.REVIEWBOT_API_URL ?? "", credential: config.REVIEWBOT_WORKER_CREDENTIAL ?? "", timeoutMs: 10_000 };
+  scrubber.register(broker.credential);
+  return createGitHubSource(broker, config.REVIEWBOT_GIT_URL, scrubber);
+}
+
+main().catch((err: unknown) => {
+  const message = isAppError(err) ? `${err.code}: ${err.message}` : String(err);
+  process.stderr.write(`reviewbot-worker: ${message.split("\n", 1)[0] ?? ""}\n`);
+  process.exit(2);
+});

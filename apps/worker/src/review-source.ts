@@ -1,0 +1,22 @@
+import type { CheckoutRequest } from "@reviewbot/overlay/clone-cache";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+
+/** Where one job's PR is fetched from, and with which (short-lived) credentials. */
+export interface SourceCheckout {
+  readonly request: Pick<CheckoutRequest, "remote" | "head" | "base" | "credentials">;
+  /** Secret values to scrub from everything the report keeps (the job's token). */
+  readonly secrets: readonly string[];
+  /** Forgets the job's secrets once the job is over. Idempotent. */
+  release(): void;
+}
+
+/**
+ * Resolves a review job to a checkout: GitHub through a per-job token from the API's broker, or a
+ * directory of local repositories under the embedded defaults.
+ */
+export interface ReviewSource {
+  readonly name: "github" | "local";
+  /** The clone cache's allowed protocols for this source's remotes. */
+  readonly protocols: readonly string[];
+  resolve(job: ReviewJob, jobId: string): Promise<SourceCheckout>;
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import type { Report } from "@reviewbot/review/pipeline/report";
+import { toPublishedReport } from "./to-published-report.js";
+
+const finding = { path: "a.py", line: 3, endLine: null, column: 1, severity: "error", message: "bad", rule: "E1", helper: "lint" } as const;
+const helper = {
+  name: "lint", image: "localhost/reviewbot/base:latest", engine: "bwrap", sandboxed: true, outcome: "findings", exitCode: 1, signal: null,
+  timedOut: false, oomKilled: false, outputTruncated: false, durationMs: 12.6, stdout: "secret output", stderr: "", findings: [finding], problems: [], install: null,
+} as const;
+const report: Report = {
+  repo: "/srv/repos/acme/x", base: { ref: "main", sha: "a".repeat(40) }, head: { ref: "b".repeat(40), sha: "b".repeat(40) },
+  engine: "bwrap", sandboxed: true, overlay: { source: "base", failedClosed: false, reason: null, ignoredPrChanges: [".ai/x"] },
+  context: null, config: { errors: [] }, helpers: [helper], findings: [finding],
+  filtered: { mode: "added", dropped: 2, skippedByContext: 0 }, errors: [], hunks: { "a.py": [{ start: 1, end: 5 }] },
+  timings: { checkoutMs: 1, contextMs: 1, helpersMs: 1, findingsMs: 1, totalMs: 40.4 },
+};
+
+describe("toPublishedReport", () => {
+  it.each([
+    ["a report with findings", report, { findings: [finding], hunks: { "a.py": [{ start: 1, end: 5 }] }, durationMs: 40, filtered: { mode: "added", dropped: 2 } }],
+    ["helper output is never handed on", report, { helpers: [{ name: "lint", image: helper.image, outcome: "findings", durationMs: 13, findings: 1, problems: [] }] }],
+    ["long error lines are cut", { ...report, errors: ["x".repeat(5000)] }, { errors: [`${"x".repeat(1999)}…`] }],
+    ["configuration errors as their messages", { ...report, config: { errors: [{ path: "helpers[0]", message: "helpers[0]: bad" }] } }, { configErrors: ["helpers[0]: bad"] }],
+  ])("%s", (_name, input, expected) => {
+    const published = toPublishedReport(input);
+    expect(published).toMatchObject(expected);
+    expect(JSON.stringify(published)).not.toContain("secret output");
+  });
+});

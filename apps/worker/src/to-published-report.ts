@@ -1,0 +1,48 @@
+import { PublishedReport } from "@reviewbot/queue/published-report";
+import type { Report } from "@reviewbot/review/pipeline/report";
+
+const MAX_LINE = 2000;
+
+/**
+ * What the publisher receives of a report: outcomes, findings and hunks, never helper output (it
+ * stays in the worker's logs). Free text is cut to the contract's limits, and the result is
+ * checked against the contract here, where it is written.
+ */
+export function toPublishedReport(report: Report): PublishedReport {
+  return PublishedReport.parse({
+    engine: report.engine,
+    sandboxed: report.sandboxed,
+    overlay: {
+      source: report.overlay.source,
+      failedClosed: report.overlay.failedClosed,
+      ignoredPrChanges: report.overlay.ignoredPrChanges.slice(0, 1000),
+    },
+    configErrors: report.config.errors.slice(0, 200).map((error) => cut(error.message)),
+    helpers: report.helpers.slice(0, 100).map((helper) => ({
+      name: helper.name,
+      image: helper.image,
+      outcome: helper.outcome,
+      durationMs: Math.max(0, Math.round(helper.durationMs)),
+      findings: helper.findings.length,
+      problems: helper.problems.slice(0, 100).map(cut),
+    })),
+    findings: report.findings.slice(0, 20_000).map((finding) => ({
+      path: finding.path,
+      line: finding.line,
+      endLine: finding.endLine,
+      column: finding.column,
+      severity: finding.severity,
+      message: finding.message.slice(0, 65_535),
+      rule: finding.rule === null ? null : finding.rule.slice(0, 1024),
+      helper: finding.helper,
+    })),
+    filtered: { mode: report.filtered.mode, dropped: report.filtered.dropped },
+    errors: report.errors.slice(0, 200).map(cut),
+    hunks: Object.fromEntries(Object.entries(report.hunks).map(([path, ranges]) => [path, ranges.slice(0, 10_000).map(({ start, end }) => ({ start, end }))])),
+    durationMs: Math.max(0, Math.round(report.timings.totalMs)),
+  });
+}
+
+function cut(text: string): string {
+  return text.length <= MAX_LINE ? text : `${text.slice(0, MAX_LINE - 1)}…`;
+}

@@ -1,0 +1,32 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+
+const positiveInt = z.coerce.number().int().positive();
+
+/**
+ * The review pipeline's slice of the operator's environment: clone cache, sandbox engines and the
+ * operator policy file. Apps spread `RuntimeConfig.shape` into their own strict schema (see
+ * `parseEnvConfig`), so every app that runs the pipeline reads these names the same way.
+ */
+export const RuntimeConfig = z.object({
+  // As root, a system path: bubblewrap's unprivileged user must reach the rootfs cache and the
+  // work trees, which it cannot under /root.
+  REVIEWBOT_CACHE_DIR: z.string().min(1).default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
+  REVIEWBOT_SANDBOX: z.string().optional(),
+  REVIEWBOT_ENGINE: z.enum(["auto", "podman", "docker", "bwrap"]).default("auto"),
+  REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
+  REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
+  REVIEWBOT_POLICY_FILE: z.string().min(1).optional(),
+  REVIEWBOT_GIT_TIMEOUT_MS: positiveInt.default(120_000),
+  REVIEWBOT_LOCK_WAIT_MS: positiveInt.default(300_000),
+  REVIEWBOT_MAX_FILES: positiveInt.default(100_000),
+  REVIEWBOT_MAX_TOTAL_BYTES: positiveInt.default(1024 * 1024 * 1024),
+  REVIEWBOT_MAX_PATH_DEPTH: positiveInt.default(64),
+  REVIEWBOT_MAX_PATH_BYTES: positiveInt.default(4096),
+});
+export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
+
+/** The log levels every app accepts in REVIEWBOT_LOG_LEVEL. */
+export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+export type LogLevel = z.infer<typeof LogLevel>;

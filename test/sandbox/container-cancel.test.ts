@@ -1,0 +1,86 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Dockerode from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import { LABELS } from "@reviewbot/sandbox/container-profile";
+import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
+import { hostProcessesMarked } from "../support/host-processes.js";
+import { CONTAINERS_CONF } from "../support/sandbox-specs.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
+import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper } from "./cancel-fixture.js";
+
+let stateDir: string;
+let worktree: string;
+let engine: ContainerEngine;
+let docker: Dockerode;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-cancel-"));
+  worktree = await reachableTempDir("worktree");
+  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+  docker = new Dockerode({ socketPath: join(stateDir, "podman.sock") });
+});
+
+afterAll(async () => {
+  await engine.close();
+  await rm(stateDir, { recursive: true, force: true });
+  await rm(worktree, { recursive: true, force: true });
+});
+
+/** Containers (any state) carrying the job's label. */
+async function containersOf(jobId: string): Promise<string[]> {
+  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.job}=${jobId}`] } });
+  return list.map((info) => info.Id);
+}
+
+/** The engine's event log for the job's containers between `since` and now (create, start, …). */
+async function eventsOf(jobId: string, since: number): Promise<string[]> {
+  const until = Math.ceil(Date.now() / 1000) + 1;
+  const stream = await docker.getEvents({ since, until, filters: { label: [`${LABELS.job}=${jobId}`] } });
+  let text = "";
+  for await (const chunk of stream) text += String(chunk);
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => (JSON.parse(line) as { Action: string }).Action);
+}
+
+describe("container engine: cancellation", () => {
+  it.each(ABORT_MOMENTS)("kills a sleep 60 aborted $when, reports it cancelled and leaves no container", async ({ wait }) => {
+    const { sleeper, result, endedAfterAbortMs } = await abortSleeper(engine, worktree, wait);
+    expect(endedAfterAbortMs).toBeLessThan(3_000);
+    expect(result).toMatchObject({ engine: "podman", sandboxed: true, cancelled: true, timedOut: false, oomKilled: false });
+    // Removal runs in the background once the result is known.
+    expect(await eventually(async () => (await containersOf(sleeper.jobId)).length === 0, 5_000)).toBe(true);
+    expect(await hostProcessesMarked(sleeper.marker)).toEqual([]);
+  });
+
+  it("a sandbox that was running ends by SIGKILL", async () => {
+    const { result } = await abortSleeper(engine, worktree, ABORT_MOMENTS[0]?.wait ?? (() => Promise.resolve()));
+    expect(result).toMatchObject({ cancelled: true, signal: "SIGKILL", exitCode: null });
+  });
+
+  it("starts nothing when the signal has already aborted (negative control: a normal run creates a container)", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const aborted = markedSleeper(worktree, AbortSignal.abort());
+    const result = await engine.run(aborted.spec);
+    expect(result).toMatchObject({ cancelled: true, exitCode: null, signal: null, timedOut: false, stdout: Buffer.alloc(0) });
+    expect(result.durationMs).toBeLessThan(50);
+    expect(await eventsOf(aborted.jobId, since)).toEqual([]);
+
+    const control = markedSleeper(worktree, new AbortController().signal, 0);
+    const ran = await engine.run(control.spec);
+    expect(ran).toMatchObject({ cancelled: false, exitCode: 0 });
+    expect(await eventsOf(control.jobId, since)).toEqual(expect.arrayContaining(["create", "start"]));
+  });
+
+  it("an abort after the run ended changes nothing", async () => {
+    const controller = new AbortController();
+    const done = markedSleeper(worktree, controller.signal, 0);
+    const result = await engine.run(done.spec);
+    controller.abort();
+    expect(result).toMatchObject({ cancelled: false, exitCode: 0, signal: null });
+  });
+});

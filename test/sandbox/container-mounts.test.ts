@@ -1,0 +1,69 @@
+import { chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
+import type { SandboxMount } from "@reviewbot/sandbox/sandbox-spec";
+import { CONTAINERS_CONF, shellSpec } from "../support/sandbox-specs.js";
+import { reachableTempDir } from "../support/temp-dirs.js";
+
+let stateDir: string;
+let worktree: string;
+let outside: string;
+let engine: ContainerEngine;
+
+beforeAll(async () => {
+  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-mounts-"));
+  worktree = await reachableTempDir("worktree");
+  outside = await reachableTempDir("outside");
+  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+  await mkdir(join(stateDir, "deps", "ro"), { recursive: true });
+  await writeFile(join(stateDir, "deps", "ro", "lib.txt"), "cached\n");
+  await mkdir(join(stateDir, "deps", "rw"), { recursive: true });
+  await chown(join(stateDir, "deps", "rw"), 10001, 10001);
+  await symlink(outside, join(stateDir, "deps", "link"));
+  await writeFile(join(stateDir, "deps", "file"), "");
+});
+
+afterAll(async () => {
+  await engine.close();
+  await rm(stateDir, { recursive: true, force: true });
+  await rm(worktree, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+const mount = (source: string, target = "/opt/reviewbot/deps", writable = false): SandboxMount => ({ source, target, writable });
+
+describe("container engine: extra mounts", () => {
+  it("mounts a read-only directory and a writable noexec one from its state directory", async () => {
+    const script = [
+      "cat /opt/reviewbot/deps/lib.txt",
+      "touch /opt/reviewbot/deps/x 2>/dev/null && echo ro=writable || echo ro=read-only",
+      "cp /bin/true /run/reviewbot/out/true && echo rw=writable",
+      "/run/reviewbot/out/true 2>/dev/null && echo rw=exec || echo rw=noexec",
+    ].join("\n");
+    const result = await engine.run(
+      shellSpec(worktree, script, { mounts: [mount(join(stateDir, "deps", "ro")), mount(join(stateDir, "deps", "rw"), "/run/reviewbot/out", true)] }),
+    );
+    expect(result.stdout.toString()).toBe("cached\nro=read-only\nrw=writable\nrw=noexec\n");
+  });
+
+  it.each([
+    ["a source outside the state directory", () => [mount(outside)], /is not under the engine's state directory/],
+    ["a source reached through a symbolic link", () => [mount(join(stateDir, "deps", "link"))], /symbolic link/],
+    ["a source that is a file", () => [mount(join(stateDir, "deps", "file"))], /is not a directory/],
+    ["a relative source", () => [mount("deps/ro")], /not a normalised absolute path/],
+    ["a source with ..", () => [mount(`${stateDir}/deps/../../etc`)], /not a normalised absolute path/],
+    ["a source with a comma", () => [mount(`${stateDir}/deps/ro,rw`)], /comma or colon/],
+    ["a target over the image", () => [mount(join(stateDir, "deps", "ro"), "/usr/bin")], /is not under \/opt\/reviewbot\/ or \/run\/reviewbot\//],
+    ["a target over the work tree", () => [mount(join(stateDir, "deps", "ro"), "/work")], /is not under/],
+    ["a target with ..", () => [mount(join(stateDir, "deps", "ro"), "/opt/reviewbot/../../etc")], /not a normalised absolute path/],
+    ["two overlapping targets", () => [mount(join(stateDir, "deps", "ro")), mount(join(stateDir, "deps", "rw"), "/opt/reviewbot/deps/node")], /overlaps/],
+  ])("refuses %s before creating anything", async (_label, mounts, reason) => {
+    await expect(engine.run(shellSpec(worktree, "true", { mounts: mounts() }))).rejects.toMatchObject({
+      code: "POLICY_DENIED",
+      message: expect.stringMatching(reason) as unknown,
+    });
+  });
+});

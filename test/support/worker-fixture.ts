@@ -1,0 +1,128 @@
+import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, renameSync } from "node:fs";
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Queue, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import type { GitHubTask } from "@reviewbot/queue/github-task";
+import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import { startLocalRedis, type LocalRedis } from "./local-redis.js";
+import { REVIEW_OPERATOR, createSampleRepo } from "./review-fixture.js";
+import { createReviewRepo, type ReviewRepoOptions } from "./review-repos.js";
+import { reachableTempDir } from "./temp-dirs.js";
+import { startWorker, type WorkerProcess } from "./worker-process.js";
+
+/** Everything a worker suite shares: a private Redis, a repositories dir, a cache, the queues. */
+export interface WorkerStand {
+  readonly redis: LocalRedis;
+  readonly connection: Redis;
+  readonly reviews: Queue;
+  readonly github: Queue;
+  readonly reposDir: string;
+  /** The environment a worker of this stand starts with (local source, bwrap engine). */
+  readonly env: Readonly<Record<string, string>>;
+  start(extra?: Readonly<Record<string, string>>): Promise<WorkerProcess>;
+  close(): Promise<void>;
+}
+
+export async function openWorkerStand(label: string): Promise<WorkerStand> {
+  const root = await reachableTempDir(label);
+  const reposDir = join(root, "repos");
+  mkdirSync(reposDir);
+  const policyFile = join(root, "policy.json");
+  await writeFile(policyFile, JSON.stringify({ limits: REVIEW_OPERATOR.limits }));
+  const redis = await startLocalRedis();
+  const url = `redis://127.0.0.1:${redis.port}`;
+  const connection = new Redis(url, { maxRetriesPerRequest: null });
+  const reviews = new Queue(REVIEW_QUEUE, { connection });
+  const github = new Queue(GITHUB_QUEUE, { connection });
+  const env = {
+    REDIS_URL: url,
+    REVIEWBOT_SOURCE: "local",
+    REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
+    REVIEWBOT_ENGINE: "bwrap",
+    REVIEWBOT_CACHE_DIR: join(root, "cache"),
+    REVIEWBOT_POLICY_FILE: policyFile,
+  };
+  const workers: WorkerProcess[] = [];
+  return {
+    redis,
+    connection,
+    reviews,
+    github,
+    reposDir,
+    env,
+    async start(extra = {}) {
+      const worker = await startWorker({ ...env, ...extra });
+      workers.push(worker);
+      return worker;
+    },
+    async close() {
+      await Promise.all(workers.map((worker) => worker.kill()));
+      await reviews.close();
+      await github.close();
+      connection.disconnect();
+      await redis.stop();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A review job for a local repository `acme/<name>` with the given SHAs. */
+export function localJob(name: string, heads: { baseSha: string; headSha: string }, overrides: Partial<ReviewJob> = {}): ReviewJob {
+  return {
+    installationId: 1,
+    repositoryId: 1000 + Math.floor(Math.random() * 1_000_000),
+    repository: `acme/${name}`,
+    pullNumber: 7,
+    baseRef: "main",
+    deliveryId: randomUUID(),
+    trigger: "local",
+    baseSha: heads.baseSha,
+    headSha: heads.headSha,
+    ...overrides,
+  };
+}
+
+/** Creates `acme/<name>` under the stand's repositories dir from a review repo; returns its SHAs. */
+export function addReviewRepo(stand: WorkerStand, options: ReviewRepoOptions): { name: string; baseSha: string; headSha: string } {
+  const name = `repo-${randomUUID().slice(0, 8)}`;
+  const scratch = join(stand.reposDir, "..", `scratch-${name}`);
+  const upstream = createReviewRepo(scratch, options);
+  const shas = { baseSha: upstream.rev("main"), headSha: upstream.rev("fork") };
+  mkdirSync(join(stand.reposDir, "acme"), { recursive: true });
+  renameSync(upstream.dir, join(stand.reposDir, "acme", name));
+  return { name, ...shas };
+}
+
+/** Creates the bundled sample as `acme/sample`; returns its SHAs. */
+export function addSampleRepo(stand: WorkerStand): { name: string; baseSha: string; headSha: string } {
+  const dir = createSampleRepo(join(stand.reposDir, "acme"));
+  const rev = (ref: string): string => execFileSync("git", ["-C", dir, "rev-parse", ref], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_GLOBAL: "/dev/null" } }).trim();
+  return { name: "sample", baseSha: rev("main"), headSha: rev("fork") };
+}
+
+/** Waits for the publisher task `<kind>.<reviewJobId>` on the GitHub queue. */
+export async function waitForTask(github: Queue, id: string, timeoutMs = 90_000): Promise<GitHubTask> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = (await github.getJob(id)) as Job<GitHubTask> | undefined;
+    if (job !== undefined) return job.data;
+    if (Date.now() > deadline) throw new Error(`no task ${id} on the GitHub queue`);
+    await sleep(100);
+  }
+}
+
+/** Waits until the review job reaches one of `states`; returns the state. */
+export async function waitForState(reviews: Queue, id: string, states: readonly string[], timeoutMs = 90_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await reviews.getJobState(id);
+    if (states.includes(state)) return state;
+    if (Date.now() > deadline) throw new Error(`review job ${id} is ${state}, not ${states.join("/")}`);
+    await sleep(100);
+  }
+}
