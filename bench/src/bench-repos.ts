@@ -65,3 +65,16 @@ export async function createWidePr(root: string, files: number): Promise<string>
   git("checkout", "--quiet", "main");
   return dir;
 }
+
+/** A PR that changes one file of a repository without `.ai/`: a review with no helper to run. */
+export function createNoopPr(dir: string): { readonly baseSha: string; readonly headSha: string } {
+  const env = gitEnv(dir);
+  const git = (...args: string[]): string => execFileSync("git", args, { cwd: dir, env, encoding: "utf8" }).trim();
+  execFileSync("mkdir", ["-p", dir]);
+  git("init", "--quiet", "--initial-branch=main");
+  git("commit", "--quiet", "--allow-empty", "--message=base");
+  git("checkout", "--quiet", "-b", "fork");
+  git("commit", "--quiet", "--allow-empty", "--message=the PR");
+  git("checkout", "--quiet", "main");
+  return { baseSha: git("rev-parse", "main"), headSha: git("rev-parse", "fork") };
+}

@@ -1,0 +1,156 @@
+/**
+ * Fleet benchmark (issue 5 §5). Prints, on this machine, with real processes and a real Redis:
+ * webhook accept latency at 200 requests/s (target p99 < 25 ms), enqueue-to-start latency with an
+ * idle worker (target p50 < 50 ms), throughput of no-op reviews with 1, 2 and 4 worker processes,
+ * and the RSS of the api and a worker at idle (target < 150 MB each).
+ *
+ * Run: `pnpm --filter @reviewbot/bench bench:fleet` (after `bash scripts/setup.sh`).
+ */
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Queue, QueueEvents } from "bullmq";
+import { Redis } from "ioredis";
+import { enqueueReview } from "@reviewbot/queue/enqueue-review";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import { createNoopPr } from "./bench-repos.js";
+import { startProcess, type FleetProcess } from "./fleet-process.js";
+
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2000);
+const SEQUENTIAL_JOBS = Number(process.env.BENCH_SEQUENTIAL_JOBS ?? 30);
+const THROUGHPUT_JOBS = Number(process.env.BENCH_THROUGHPUT_JOBS ?? 60);
+const SECRET = randomBytes(16).toString("hex");
+const REPOSITORY = "bench/noop";
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function pullRequestDelivery(number: number, heads: { baseSha: string; headSha: string }): string {
+  return JSON.stringify({
+    action: "synchronize",
+    installation: { id: 1 + (number % 7) },
+    repository: { id: 4242, full_name: REPOSITORY },
+    pull_request: {
+      number,
+      state: "open",
+      draft: false,
+      user: { login: "bench", type: "User" },
+      head: { sha: heads.headSha, ref: "fork" },
+      base: { sha: heads.baseSha, ref: "main" },
+    },
+  });
+}
+
+/** Open loop: one delivery every 1000/RATE ms whatever the answers do; latency per request. */
+async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha: string }): Promise<void> {
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const started = performance.now();
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < WEBHOOKS; i++) {
+    const due = started + (i * 1000) / RATE;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
+    const body = pullRequestDelivery(1 + (i % 100), heads);
+    const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
+    const sent = performance.now();
+    sends.push(
+      fetch(`${apiUrl}/api/github/webhooks`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature },
+        body,
+      }).then(async (response) => {
+        await response.arrayBuffer();
+        latencies.push(performance.now() - sent);
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      }),
+    );
+  }
+  await Promise.all(sends);
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  console.log(`webhook accept at ${RATE}/s (${WEBHOOKS} deliveries, achieved ${(WEBHOOKS / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`);
+  console.log(`  p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms   (target p99 < 25 ms)`);
+}
+
+function job(number: number, heads: { baseSha: string; headSha: string }): ReviewJob {
+  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", deliveryId: randomUUID(), trigger: "local" };
+}
+
+async function finished(queue: Queue, events: QueueEvents, jobId: string, timeoutMs: number): Promise<void> {
+  const added = await queue.getJob(jobId);
+  if (added === undefined) throw new Error(`job ${jobId} vanished`);
+  await added.waitUntilFinished(events, timeoutMs);
+}
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), "reviewbot-bench-fleet-"));
+  await chmod(root, 0o755);
+  const heads = createNoopPr(join(root, "repos", REPOSITORY));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const processes: FleetProcess[] = [];
+  const redis = startProcess(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--dir", root, "--maxmemory-policy", "noeviction"], {});
+  processes.push(redis);
+  const connection = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
+  try {
+    await redis.waitFor(/Ready to accept connections/);
+    const common = { REDIS_URL: `redis://127.0.0.1:${port}`, REVIEWBOT_LOG_LEVEL: "warn" };
+    const api = startProcess(["api"], { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_PORT: "0", REVIEWBOT_WEBHOOK_SECRET: SECRET, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink") });
+    processes.push(api);
+    const apiPort = (JSON.parse(await api.waitFor(/"api listening"/)) as { port: number }).port;
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const apiIdle = await api.memory();
+
+    await webhookLatency(`http://127.0.0.1:${apiPort}`, heads);
+    const queue = new Queue(REVIEW_QUEUE, { connection });
+    // Every waitUntilFinished listens for the queue closing; 60 at once is expected, not a leak.
+    queue.setMaxListeners(THROUGHPUT_JOBS + 10);
+    await queue.obliterate({ force: true });
+
+    const workerEnv = { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: join(root, "repos"), REVIEWBOT_ENGINE: "bwrap", REVIEWBOT_WORKER_PORT: "0" };
+    const workers: FleetProcess[] = [];
+    const addWorker = async (): Promise<void> => {
+      const worker = startProcess(["worker"], { ...workerEnv, REVIEWBOT_CACHE_DIR: join(root, `cache-${String(workers.length)}`) });
+      processes.push(worker);
+      workers.push(worker);
+      await worker.waitFor(/"worker started"/);
+    };
+    await addWorker();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const workerIdle = await workers[0]?.memory();
+
+    const events = new QueueEvents(REVIEW_QUEUE, { connection: connection.duplicate() });
+    await events.waitUntilReady();
+    const waits: number[] = [];
+    for (let i = 0; i < SEQUENTIAL_JOBS; i++) {
+      const { jobId } = await enqueueReview(queue, connection, job(1000 + i, heads));
+      await finished(queue, events, jobId, 60_000);
+      const done = await queue.getJob(jobId);
+      waits.push((done?.processedOn ?? Number.NaN) - (done?.timestamp ?? Number.NaN));
+    }
+    waits.sort((a, b) => a - b);
+    console.log(`enqueue-to-start, idle worker (${SEQUENTIAL_JOBS} jobs one at a time): p50 ${percentile(waits, 50)} ms   p90 ${percentile(waits, 90)} ms   (target p50 < 50 ms)`);
+
+    for (const count of [1, 2, 4]) {
+      while (workers.length < count) await addWorker();
+      await queue.obliterate({ force: true });
+      const started = performance.now();
+      const ids = await Promise.all(Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, job(10_000 * count + i, heads)).then((o) => o.jobId)));
+      await Promise.all(ids.map((id) => finished(queue, events, id, 300_000)));
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`throughput, ${count} worker process(es) × concurrency 2: ${THROUGHPUT_JOBS} no-op reviews in ${seconds.toFixed(2)} s = ${(THROUGHPUT_JOBS / seconds).toFixed(1)} reviews/s`);
+    }
+    console.log(`idle RSS: api ${apiIdle.rssMiB.toFixed(1)} MiB (peak ${apiIdle.peakMiB.toFixed(1)}), worker ${(workerIdle?.rssMiB ?? 0).toFixed(1)} MiB (peak ${(workerIdle?.peakMiB ?? 0).toFixed(1)})   (target < 150 MB each)`);
+    await events.close();
+    await queue.close();
+  } finally {
+    connection.disconnect();
+    for (const child of processes.reverse()) await child.stop();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+await main();
