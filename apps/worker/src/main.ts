@@ -11,6 +11,7 @@ import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
 import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
+import { DEFAULT_CA_BUNDLE, openInstallHooks } from "@reviewbot/review/runtime/open-install-hooks";
 import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
@@ -49,6 +50,9 @@ async function main(): Promise<void> {
   const { selection } = await prepareSandbox(sandboxSetup(config, operator));
   if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
   const engine = auditedEngine(selection.engine, logger, counters);
+  // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
+  const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
+  const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
   sandboxReady = true;
 
   const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true });
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
-  const deps = { redis: commands, githubQueue, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const };
+  const deps = { redis: commands, githubQueue, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
   // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
   // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
   // comes too late marks the job stalled and another worker runs it twice). A killed worker stops
@@ -92,6 +96,7 @@ async function main(): Promise<void> {
         [
           ["worker", () => stopped],
           ["cancels", unsubscribe],
+          ["install hooks", () => installHooks.close()],
           ["engine", () => engine.close()],
           ["github queue", () => githubQueue.close()],
           ["health", () => new Promise((resolve) => health.close(resolve))],

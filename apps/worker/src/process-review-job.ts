@@ -9,6 +9,7 @@ import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import { parseReviewJob, type ReviewJob } from "@reviewbot/queue/review-job";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
+import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
@@ -33,6 +34,8 @@ export interface ProcessDependencies {
   readonly filterMode: FilterMode;
   /** How long a job waits before trying again for a lease another job of its PR holds. */
   readonly leaseRetryMs: number;
+  /** The registry proxy and deps cache, when the operator turned install hooks on and they can run here. */
+  readonly installHooks?: InstallHookRuntime;
 }
 
 export type ReviewJobResult =
@@ -129,7 +132,15 @@ async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps:
   try {
     const report = await reviewPullRequest(
       { ...source.request, label: jobId, filterMode: deps.filterMode, signal },
-      { cache: deps.cache, engine: deps.engine, operator: deps.operator, logger: deps.logger, secrets: source.secrets, onProgress: progress },
+      {
+        cache: deps.cache,
+        engine: deps.engine,
+        operator: deps.operator,
+        logger: deps.logger,
+        secrets: source.secrets,
+        onProgress: progress,
+        ...(deps.installHooks === undefined ? {} : { installHooks: deps.installHooks }),
+      },
     );
     deps.metrics.observeTimings(report.timings);
     if (signal.aborted) throw signal.reason;
