@@ -7,6 +7,7 @@ import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import { LABELS } from "@reviewbot/sandbox/container-profile";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import { hostProcessesMarked } from "../support/host-processes.js";
+import { containerEvents } from "../support/container-events.js";
 import { CONTAINERS_CONF } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper } from "./cancel-fixture.js";
@@ -35,18 +36,6 @@ async function containersOf(jobId: string): Promise<string[]> {
   return list.map((info) => info.Id);
 }
 
-/** The engine's event log for the job's containers between `since` and now (create, start, …). */
-async function eventsOf(jobId: string, since: number): Promise<string[]> {
-  const until = Math.ceil(Date.now() / 1000) + 1;
-  const stream = await docker.getEvents({ since, until, filters: { label: [`${LABELS.job}=${jobId}`] } });
-  let text = "";
-  for await (const chunk of stream) text += String(chunk);
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => (JSON.parse(line) as { Action: string }).Action);
-}
-
 describe("container engine: cancellation", () => {
   it.each(ABORT_MOMENTS)("kills a sleep 60 aborted $when, reports it cancelled and leaves no container", async ({ wait }) => {
     const { sleeper, result, endedAfterAbortMs } = await abortSleeper(engine, worktree, wait);
@@ -68,12 +57,12 @@ describe("container engine: cancellation", () => {
     const result = await engine.run(aborted.spec);
     expect(result).toMatchObject({ cancelled: true, exitCode: null, signal: null, timedOut: false, stdout: Buffer.alloc(0) });
     expect(result.durationMs).toBeLessThan(50);
-    expect(await eventsOf(aborted.jobId, since)).toEqual([]);
+    expect(await containerEvents(docker, LABELS.job, aborted.jobId, since)).toEqual([]);
 
     const control = markedSleeper(worktree, new AbortController().signal, 0);
     const ran = await engine.run(control.spec);
     expect(ran).toMatchObject({ cancelled: false, exitCode: 0 });
-    expect(await eventsOf(control.jobId, since)).toEqual(expect.arrayContaining(["create", "start"]));
+    expect(await containerEvents(docker, LABELS.job, control.jobId, since)).toEqual(expect.arrayContaining(["create", "start"]));
   });
 
   it("an abort after the run ended changes nothing", async () => {

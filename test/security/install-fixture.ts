@@ -3,8 +3,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type Dockerode from "dockerode";
-import { LABELS } from "@reviewbot/sandbox/container-profile";
 import { CONTAINERS_CONF } from "../support/sandbox-specs.js";
 
 const run = promisify(execFile);
@@ -40,14 +38,3 @@ export async function ensureNpmImage(): Promise<void> {
   }
 }
 
-/** Podman's event log (create, start, …) for containers whose helper label is `helper`, since `since` (epoch s). */
-export async function containerEventsOf(docker: Dockerode, helper: string, since: number): Promise<string[]> {
-  const until = Math.ceil(Date.now() / 1000) + 1;
-  const stream = await docker.getEvents({ since, until, filters: { label: [`${LABELS.helper}=${helper}`] } });
-  let text = "";
-  for await (const chunk of stream) text += String(chunk);
-  return text
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => (JSON.parse(line) as { Action: string }).Action);
-}

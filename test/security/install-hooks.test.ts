@@ -10,6 +10,7 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { DEPS_MOUNT, installPlan, REGISTRY_MOUNT } from "@reviewbot/policy/install-plan";
 import { parseOperatorPolicy, type OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import { LABELS } from "@reviewbot/sandbox/container-profile";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import { DepsCache } from "@reviewbot/sandbox/deps-cache";
 import { RegistryProxy, type RegistryDecision } from "@reviewbot/sandbox/registry-proxy";
@@ -21,7 +22,8 @@ import { REVIEW_ENGINES, REVIEW_OPERATOR, silentLogger } from "../support/review
 import { createReviewRepo, helperEntry, type HelperEntry } from "../support/review-repos.js";
 import { CONTAINERS_CONF, TEST_LIMITS } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
-import { containerEventsOf, ensureNpmImage, NPM_IMAGE } from "./install-fixture.js";
+import { containerEvents } from "../support/container-events.js";
+import { ensureNpmImage, NPM_IMAGE } from "./install-fixture.js";
 import { INSTALL_PROBE } from "./install-probe.js";
 
 const CA_BUNDLE = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? "/etc/ssl/certs/ca-certificates.crt";
@@ -109,7 +111,7 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
     // Both helpers name the same install: one sandbox ran it (whichever helper came first), the
     // other helper waited for it.
     expect(helper(report, INSPECTS).install?.status).toBe("installed");
-    const installs = [...(await containerEventsOf(docker, `${USES_DEP}.install`, since)), ...(await containerEventsOf(docker, `${INSPECTS}.install`, since))];
+    const installs = [...(await containerEvents(docker, LABELS.helper, `${USES_DEP}.install`, since)), ...(await containerEvents(docker, LABELS.helper, `${INSPECTS}.install`, since))];
     expect(installs.filter((action) => action === "create")).toHaveLength(1);
     expect(installs).toContain("start");
     expect(decisions.filter((d) => d.allowed).map((d) => d.target)).toContain(`${REGISTRY}:443`);
@@ -119,8 +121,8 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const report = await review(operatorWith("registry"));
     expect(helper(report, USES_DEP)).toMatchObject({ outcome: "passed", stdout: "true false\n", install: { status: "cached" } });
-    expect(await containerEventsOf(docker, `${USES_DEP}.install`, since)).toEqual([]);
-    expect(await containerEventsOf(docker, USES_DEP, since)).toEqual(expect.arrayContaining(["create", "start"]));
+    expect(await containerEvents(docker, LABELS.helper, `${USES_DEP}.install`, since)).toEqual([]);
+    expect(await containerEvents(docker, LABELS.helper, USES_DEP, since)).toEqual(expect.arrayContaining(["create", "start"]));
   });
 
   it("the helper sandbox still has no network, and its deps are mounted read-only", async () => {
@@ -247,7 +249,7 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
     const failed = helper(report, name);
     expect(failed).toMatchObject({ outcome: "failed", install: { status: "failed" }, findings: [] });
     expect(failed.problems.join("\n")).toMatch(/install hook failed: exited 1/);
-    expect(await containerEventsOf(docker, name, since)).toEqual([]);
+    expect(await containerEvents(docker, LABELS.helper, name, since)).toEqual([]);
     expect(await readdir(deps.root)).toEqual(before);
   });
 
@@ -258,7 +260,7 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
     expect(used).toMatchObject({ outcome: "failed", install: { status: "not-run" } });
     expect(used.problems).toContain("install hook not run: install hooks are disabled by the operator (installHooks: off)");
     expect(used.stderr).toMatch(/Cannot find module 'is-number'/);
-    expect(await containerEventsOf(docker, `${USES_DEP}.install`, since)).toEqual([]);
+    expect(await containerEvents(docker, LABELS.helper, `${USES_DEP}.install`, since)).toEqual([]);
   });
 
   it("a worker without the registry proxy fails closed", async () => {
