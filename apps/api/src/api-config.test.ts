@@ -16,8 +16,16 @@ describe("loadApiConfig", () => {
       REVIEWBOT_REVIEW_COMMENTS: "off",
       REVIEWBOT_REVIEW_COMMAND: "/review",
       REVIEWBOT_BOT_LOGINS: [],
+      REVIEWBOT_PR_ACTIONS: ["opened", "reopened", "synchronize", "ready_for_review"],
+      REVIEWBOT_COMMAND_ASSOCIATIONS: ["OWNER", "MEMBER", "COLLABORATOR"],
       GITHUB_APP_ID: 12,
     });
+  });
+
+  it("narrows the event filter to a subset, and refuses anything outside it", () => {
+    expect(loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "opened, ready_for_review" }).REVIEWBOT_PR_ACTIONS).toEqual(["opened", "ready_for_review"]);
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_COMMAND_ASSOCIATIONS: "OWNER,CONTRIBUTOR" })).toThrow(/^REVIEWBOT_COMMAND_ASSOCIATIONS: each entry must be one of OWNER, MEMBER, COLLABORATOR/);
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "" })).toThrow(/^REVIEWBOT_PR_ACTIONS: /);
   });
 
   it("splits and lower-cases bot logins", () => {

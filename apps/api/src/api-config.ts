@@ -1,9 +1,19 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./decide-delivery.js";
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(0).max(65_535);
 const optionalText = z.string().min(1).optional();
+
+/** A comma list drawn from `allowed` (default: all of it); an unknown entry names the choices. */
+function subsetOf<T extends string>(allowed: readonly T[]) {
+  return z
+    .string()
+    .default(allowed.join(","))
+    .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0))
+    .pipe(z.array(z.enum(allowed as [T, ...T[]], { error: `each entry must be one of ${allowed.join(", ")}` })).min(1));
+}
 
 /** Comma list, trimmed, empties dropped, compared case-insensitively (GitHub logins are). */
 const loginList = z
@@ -42,6 +52,8 @@ export const ApiConfig = z
     REVIEWBOT_REVIEW_COMMENTS: z.enum(["on", "off"]).default("off"),
     REVIEWBOT_BOT_LOGINS: loginList,
     REVIEWBOT_REVIEW_COMMAND: z.string().regex(/^\S{1,100}$/, "must be one word without spaces").default("/review"),
+    REVIEWBOT_PR_ACTIONS: subsetOf(PULL_REQUEST_ACTIONS),
+    REVIEWBOT_COMMAND_ASSOCIATIONS: subsetOf(COMMAND_ASSOCIATIONS),
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -1,10 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
+import { COMMAND_ASSOCIATIONS, decideDelivery, PULL_REQUEST_ACTIONS, type DeliveryFilter } from "./decide-delivery.js";
 
 const HEAD = "a".repeat(40);
 const BASE = "b".repeat(40);
 const DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
-const filter: DeliveryFilter = { botLogins: ["renovate-bot"], reviewCommand: "/review", checkRunName: "reviewbot", appId: 42 };
+const filter: DeliveryFilter = {
+  botLogins: ["renovate-bot"],
+  reviewCommand: "/review",
+  checkRunName: "reviewbot",
+  appId: 42,
+  pullRequestActions: PULL_REQUEST_ACTIONS,
+  commandAssociations: COMMAND_ASSOCIATIONS,
+};
 const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello" } };
 
 function pullRequest(action: string, pr: Record<string, unknown> = {}): unknown {
@@ -86,6 +93,13 @@ describe("decideDelivery", () => {
       kind: "review",
       job: { installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 5, headSha: HEAD, baseSha: BASE, baseRef: "main", deliveryId: DELIVERY, trigger: "pull_request" },
     });
+  });
+
+  it.each([
+    ["a PR action the operator left out", "pull_request", pullRequest("synchronize"), { pullRequestActions: ["opened"] }, "action_not_handled"],
+    ["a member when only owners may ask", "issue_comment", comment("/review"), { commandAssociations: ["OWNER"] }, "author_not_trusted"],
+  ])("ignores %s (the filter is configurable)", (_name, event, payload, narrowed, reason) => {
+    expect(decideDelivery(event, DELIVERY, payload, { ...filter, ...narrowed })).toEqual({ kind: "ignore", reason });
   });
 
   it("builds the resolve task from a comment", () => {

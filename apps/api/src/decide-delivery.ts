@@ -32,10 +32,17 @@ export interface DeliveryFilter {
   readonly checkRunName: string;
   /** Our App's id, when known: a check run of another app with the same name is not ours. */
   readonly appId: number | null;
+  /** `pull_request` actions that start a review (a subset of {@link PULL_REQUEST_ACTIONS}). */
+  readonly pullRequestActions: readonly string[];
+  /** Who may ask for a review by comment (a subset of {@link COMMAND_ASSOCIATIONS}). */
+  readonly commandAssociations: readonly string[];
 }
 
-const REVIEWED_ACTIONS = new Set(["opened", "reopened", "synchronize", "ready_for_review"]);
-const TRUSTED_ASSOCIATIONS = new Set(["OWNER", "MEMBER", "COLLABORATOR"]);
+/** The `pull_request` actions an operator may choose to review; all of them by default. */
+export const PULL_REQUEST_ACTIONS = ["opened", "reopened", "synchronize", "ready_for_review"] as const;
+
+/** The comment authors an operator may trust with the review command; all of them by default. */
+export const COMMAND_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
 
 /**
  * The event filter: turns a verified delivery into a review, a resolve task (a PR known only by
@@ -58,7 +65,7 @@ export function decideDelivery(event: string, deliveryId: string, payload: unkno
 
 function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
   const pr = event.pull_request;
-  if (!REVIEWED_ACTIONS.has(event.action)) return { kind: "ignore", reason: "action_not_handled" };
+  if (!filter.pullRequestActions.includes(event.action)) return { kind: "ignore", reason: "action_not_handled" };
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
   if (pr.draft) return { kind: "ignore", reason: "draft" };
   if (pr.user.type === "Bot" || filter.botLogins.includes(pr.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
@@ -73,7 +80,7 @@ function decideComment(event: IssueCommentEvent, deliveryId: string, filter: Del
   if (firstLine !== filter.reviewCommand) return { kind: "ignore", reason: "not_the_command" };
   // An app echoing the command must not start a loop; only people with push-level roles may ask.
   if (event.comment.user.type === "Bot") return { kind: "ignore", reason: "bot_author" };
-  if (!TRUSTED_ASSOCIATIONS.has(event.comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  if (!filter.commandAssociations.includes(event.comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
   return resolve(event, event.issue.number, deliveryId, "issue_comment");
 }
 

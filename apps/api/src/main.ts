@@ -58,7 +58,11 @@ async function main(): Promise<void> {
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
       maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
-      filter: { botLogins: config.REVIEWBOT_BOT_LOGINS, reviewCommand: config.REVIEWBOT_REVIEW_COMMAND, checkRunName: CHECK_RUN_NAME, appId: config.GITHUB_APP_ID ?? null },
+      filter: { botLogins: config.REVIEWBOT_BOT_LOGINS, reviewCommand: config.REVIEWBOT_REVIEW_COMMAND, checkRunName: CHECK_RUN_NAME,
+        appId: config.GITHUB_APP_ID ?? null,
+        pullRequestActions: config.REVIEWBOT_PR_ACTIONS,
+        commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
+      },
     },
     queues: { reviews, github },
     redis,

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   let sandboxReady = false;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false });
   const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandboxReady: () => sandboxReady }, metrics.registry);
-  health.listen(config.REVIEWBOT_WORKER_PORT);
+  health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
 

@@ -21,6 +21,8 @@ export const WorkerConfig = RuntimeConfig.extend({
   REVIEWBOT_SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
   REVIEWBOT_LOCK_DURATION_MS: positiveInt.min(5_000).default(60_000),
   REVIEWBOT_WORKER_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+  // Loopback by default, like the api: expose health and metrics to other hosts deliberately.
+  REVIEWBOT_WORKER_HOST: z.string().min(1).default("127.0.0.1"),
 }).strict();
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 

@@ -2,6 +2,7 @@ import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { countOf } from "./count-of.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled";
 
@@ -81,7 +82,7 @@ function titleFor(report: PublishedReport, incomplete: boolean): string {
   const counts = (["error", "warning", "notice"] as const)
     .map((severity) => [severity, report.findings.filter((f) => f.severity === severity).length] as const)
     .filter(([, n]) => n > 0)
-    .map(([severity, n]) => `${n} ${severity}${n === 1 ? "" : "s"}`);
+    .map(([severity, n]) => countOf(n, severity));
   const findings = counts.length === 0 ? "no problems found" : counts.join(", ");
   if (report.configErrors.length > 0) return `Configuration error; ${findings}`;
   if (incomplete) return `Review incomplete; ${findings}`;

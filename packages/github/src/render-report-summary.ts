@@ -1,6 +1,7 @@
 import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
+import { countOf } from "./count-of.js";
 
 /** GitHub's limit for a check run's `output.summary` and `output.text`. */
 export const CHECK_OUTPUT_MAX_BYTES = 65_535;
@@ -20,7 +21,7 @@ const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"
 export function renderReportSummary(report: PublishedReport, facts: SummaryFacts): { summary: string; text: string } {
   const count = (severity: string): number => report.findings.filter((f) => f.severity === severity).length;
   const summary: string[] = [
-    `**Findings:** ${count("error")} errors, ${count("warning")} warnings, ${count("notice")} notices` +
+    `**Findings:** ${countOf(count("error"), "error")}, ${countOf(count("warning"), "warning")}, ${countOf(count("notice"), "notice")}` +
       ` (${report.filtered.dropped} outside the diff filtered out, filter \`${report.filtered.mode}\`).`,
     `**Sandbox:** engine \`${report.engine}\`, ${report.sandboxed ? "sandboxed" : "**not sandboxed**"}.`,
     `**Configuration:** \`.ai/\` from ${overlayWords(report.overlay.source)}` +
