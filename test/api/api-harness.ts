@@ -9,6 +9,7 @@ import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/decide-delivery";
 
 export const SECRET = "test-webhook-secret-0123456789";
 export const MAX_BYTES = 64 * 1024;
@@ -50,7 +51,14 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
     webhook: {
       secret: SECRET,
       maxBytes: MAX_BYTES,
-      filter: { botLogins: options.botLogins ?? ["renovate-bot"], reviewCommand: "/review", checkRunName: "reviewbot", appId: 42 },
+      filter: {
+        botLogins: options.botLogins ?? ["renovate-bot"],
+        reviewCommand: "/review",
+        checkRunName: "reviewbot",
+        appId: 42,
+        pullRequestActions: PULL_REQUEST_ACTIONS,
+        commandAssociations: COMMAND_ASSOCIATIONS,
+      },
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
     },
     queues: { reviews, github },
