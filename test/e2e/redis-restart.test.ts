@@ -59,8 +59,8 @@ describe("Redis restarting under a running fleet", () => {
     expect(first.status).toBe(202);
     const jobId = (JSON.parse(first.body) as { jobId: string }).jobId;
     await waitUntil(async () => {
-      const progress = (await fleet.reviews.getJob(jobId))?.progress as { message?: string } | undefined;
-      return progress?.message?.startsWith("running ") === true;
+      const progress = (await fleet.reviews.getJob(jobId))?.progress as { stage?: string } | undefined;
+      return progress?.stage === "helpers";
     }, "the running review's helper to start");
 
     // Redis goes away for 1.5 s while the helper sleeps; deliveries arrive meanwhile.

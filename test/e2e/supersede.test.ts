@@ -55,8 +55,8 @@ describe("a push to a PR under review supersedes the running review", () => {
     await waitForCheckRun(fleet, oldHead, (run) => run.status === "in_progress", 60_000);
     await waitUntil(async () => {
       const job = await fleet.reviews.getJob(oldJobId);
-      const progress = job?.progress as { message?: string } | undefined;
-      return progress?.message?.startsWith("running ") === true;
+      const progress = job?.progress as { stage?: string } | undefined;
+      return progress?.stage === "helpers";
     }, "the old review's helpers to start");
     const helpersRunningAt = Date.now();
 

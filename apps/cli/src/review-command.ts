@@ -9,6 +9,7 @@ import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { renderReport, type ReportFormat } from "./render-report.js";
+import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 
 export type FailLevel = "none" | FindingSeverity;
 
@@ -35,7 +36,7 @@ export async function reviewCommand(
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(
     { remote, base: { ref: args.base }, head: { ref: args.head }, label: "cli", filterMode: args.filterMode },
-    { ...deps, secrets: [], ...(process.stderr.isTTY ? { onProgress: (message: string) => process.stderr.write(`reviewbot: ${message}\n`) } : {}) },
+    { ...deps, secrets: [], ...(process.stderr.isTTY ? { onProgress: (update: ReviewProgress) => process.stderr.write(`reviewbot: ${update.message}\n`) } : {}) },
   );
   return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };
 }

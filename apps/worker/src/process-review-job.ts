@@ -17,6 +17,7 @@ import type { ReviewSource } from "./review-source.js";
 import { abortCause, type RunningJobs } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
+import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 
 export interface ProcessDependencies {
   /** A non-blocking command connection (leases, PR state, fair share). */
@@ -117,11 +118,9 @@ export async function processReviewJob(job: Job, token: string | undefined, deps
 async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
   await enqueueGitHubTask(deps.githubQueue, { kind: "started", reviewJobId: jobId, review });
-  let stage = "checkout";
-  const progress = (message: string): void => {
-    void job.updateProgress({ stage, message }).catch(() => undefined);
-    // The pipeline reports the checkout first, then the helpers.
-    stage = "helpers";
+  // Shown per job in the dashboard: the stage, a line, and helpers done of total.
+  const progress = (update: ReviewProgress): void => {
+    void job.updateProgress({ ...update }).catch(() => undefined);
     // Between stages: a newer head makes the rest of this review pointless.
     void isSuperseded(deps.redis, review).then(
       (superseded) => superseded && deps.running.cancel(jobId, "superseded by a newer head"),

@@ -10,6 +10,7 @@ import { runContextScript } from "./run-context-script.js";
 import { runHelper } from "./run-helper.js";
 import type { InstallHookRuntime } from "./install-hook-runtime.js";
 import { runLimited } from "./run-limited.js";
+import type { ReviewProgress } from "./review-progress.js";
 
 export interface ReviewRequest extends CheckoutRequest {
   readonly filterMode: FilterMode;
@@ -31,7 +32,7 @@ export interface ReviewDependencies {
   /** Secret values (tokens) scrubbed from everything the report keeps. */
   readonly secrets: readonly string[];
   /** Told as each stage starts and each helper ends, for a progress display. */
-  readonly onProgress?: (message: string) => void;
+  readonly onProgress?: (update: ReviewProgress) => void;
   /**
    * The registry proxy and deps cache, when the operator's `installHooks` is `registry` and the
    * engine is a container engine; without it install hooks are not run (fail closed).
@@ -49,7 +50,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
   const progress = deps.onProgress ?? (() => undefined);
   const { signal } = request;
   signal?.throwIfAborted();
-  progress(`fetching ${request.head.ref} and ${request.base.ref}`);
+  progress({ stage: "checkout", message: `fetching ${request.head.ref} and ${request.base.ref}` });
   const checkout = await deps.cache.checkout(request);
   const checkedOut = performance.now();
   try {
@@ -60,6 +61,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const install = { mode: deps.operator.installHooks, remote: request.remote, ...(deps.installHooks === undefined ? {} : { runtime: deps.installHooks }) };
     const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, ...(signal === undefined ? {} : { signal }) };
     const image = deps.operator.images[deps.operator.defaultImage] ?? "";
+    progress({ stage: "context", message: "running the context script, if the base has one" });
     const context = await runContextScript({ ...run, image, limits: helperCeilings(deps.operator.limits) }, {
       base: { ref: request.base.ref, sha: checkout.baseSha },
       head: { ref: request.head.ref, sha: checkout.headSha },
@@ -68,16 +70,20 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     });
     signal?.throwIfAborted();
     const contextDone = performance.now();
-    progress(`running ${config.helpers.length} helper(s) in ${deps.engine.name} sandboxes`);
+    const helpersTotal = config.helpers.length;
+    let helpersDone = 0;
+    progress({ stage: "helpers", message: `running ${helpersTotal} helper(s) in ${deps.engine.name} sandboxes`, helpersDone, helpersTotal });
     const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
       // No new helper once cancelled; the ones in flight are killed through the signal.
       signal?.throwIfAborted();
       const report = await runHelper(helper, run);
-      progress(`${report.name}: ${report.outcome} (${report.durationMs} ms)`);
+      helpersDone += 1;
+      progress({ stage: "helpers", message: `${report.name}: ${report.outcome} (${report.durationMs} ms)`, helpersDone, helpersTotal });
       return report;
     });
     signal?.throwIfAborted();
-    const helpersDone = performance.now();
+    const helpersFinished = performance.now();
+    progress({ stage: "findings", message: "parsing and filtering findings" });
     const skipped = new Set(context?.skipFiles ?? []);
     const candidates = helpers.flatMap((helper) => helper.findings);
     const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
@@ -108,8 +114,8 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       timings: {
         checkoutMs: Math.round(checkedOut - started),
         contextMs: Math.round(contextDone - checkedOut),
-        helpersMs: Math.round(helpersDone - contextDone),
-        findingsMs: Math.round(finished - helpersDone),
+        helpersMs: Math.round(helpersFinished - contextDone),
+        findingsMs: Math.round(finished - helpersFinished),
         totalMs: Math.round(finished - started),
       },
     };
