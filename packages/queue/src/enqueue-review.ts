@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { requestCancel } from "./cancel-channel.js";
-import { admitToShare, releaseShare } from "./fair-share.js";
+import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { PullRequestLease } from "./pull-request-lease.js";
 import { recordLatestHead } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
@@ -27,8 +27,9 @@ export async function enqueueReview(queue: Queue, redis: Redis, input: ReviewJob
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
   const previousJobId = await recordLatestHead(redis, job, jobId);
-  const priority = await admitToShare(redis, job.installationId, jobId);
+  const priority = await sharePriority(redis, job.installationId);
   await queue.add("review", job, { ...REVIEW_JOB_OPTIONS, jobId, priority });
+  await joinShare(redis, job.installationId, jobId);
   const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId);
   const cancelled = await cancelOlderRun(queue, redis, job, jobId);
   return { jobId, priority, removed, cancelled };

@@ -9,16 +9,21 @@ function shareKey(installationId: number): string {
 }
 
 /**
- * Round robin across installations on open-source BullMQ (Pro's groups are not available): a job
- * gets the priority "how many jobs its installation has outstanding, itself included". The first
+ * Round robin across installations on open-source BullMQ (Pro's groups are not available): a new
+ * job gets the priority "how many jobs its installation has outstanding, plus one". The first
  * waiting job of every installation runs before the second of any, so one installation opening
- * hundreds of PRs queues behind its own backlog, not in front of everyone else's. Idempotent: a
- * job admitted twice (a retried enqueue) counts once.
+ * hundreds of PRs queues behind its own backlog, not in front of everyone else's.
  */
-export async function admitToShare(redis: Redis, installationId: number, jobId: string): Promise<number> {
-  const [, count] = (await redis.multi().sadd(shareKey(installationId), jobId).scard(shareKey(installationId)).exec()) ?? [];
-  const outstanding = typeof count?.[1] === "number" ? count[1] : 1;
-  return Math.min(Math.max(outstanding, 1), MAX_PRIORITY);
+export async function sharePriority(redis: Redis, installationId: number): Promise<number> {
+  return Math.min((await redis.scard(shareKey(installationId))) + 1, MAX_PRIORITY);
+}
+
+/**
+ * Counts the job as outstanding once it is in the queue (after the add, so a crash in between
+ * leaves nothing counted that will never be released). Idempotent.
+ */
+export async function joinShare(redis: Redis, installationId: number, jobId: string): Promise<void> {
+  await redis.sadd(shareKey(installationId), jobId);
 }
 
 /** The job left the queue (finished, failed for good, or superseded): it no longer counts. */
