@@ -148,19 +148,6 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   };
 }
 
-/** The pino JSON records among captured log text (other lines, e.g. a crash trace, are skipped). */
-export function logRecords(text: string): Record<string, unknown>[] {
-  const records: Record<string, unknown>[] = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    try {
-      records.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      // A line cut by a kill: not a record.
-    }
-  }
-  return records;
-}
 
 /** Polls until `condition` returns a value other than undefined/false and returns it; throws naming `what` after `timeoutMs`. */
 export async function waitUntil<T>(condition: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {

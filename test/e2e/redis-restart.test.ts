@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { helperEntry } from "../support/review-repos.js";
-import { logRecords, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
+import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -94,7 +94,7 @@ describe("Redis restarting under a running fleet", () => {
     }
 
     // The review that ran through the outage ran once: its lock outlived the outage, nobody took it over.
-    const helperRuns = logRecords(fleet.workers.map((worker) => worker.logs()).join("\n")).filter((r) => r.msg === "sandbox run" && r.jobId === jobId);
+    const helperRuns = fleet.workers.flatMap((worker) => worker.records()).filter((r) => r.msg === "sandbox run" && r.jobId === jobId);
     expect(helperRuns.map((r) => r.outcome)).toEqual(["ok"]);
 
     // Same processes, serving again.

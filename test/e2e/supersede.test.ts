@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { helperEntry } from "../support/review-repos.js";
-import { logRecords, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
+import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
 import { checkRunOf, waitForCheckRun, waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -36,7 +36,7 @@ interface SandboxRun {
 }
 
 function sandboxRuns(): SandboxRun[] {
-  return logRecords(fleet.workers.map((w) => w.logs()).join("\n"))
+  return fleet.workers.flatMap((w) => w.records())
     .filter((r) => r.msg === "sandbox run")
     .map((r) => {
       const end = Date.parse(String(r.time));

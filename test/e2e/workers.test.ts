@@ -2,7 +2,7 @@ import { readFile, readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { helperEntry } from "../support/review-repos.js";
-import { logRecords, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
+import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCheckRun, waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -78,7 +78,7 @@ async function runsMarker(pid: number, marker: string): Promise<boolean> {
 
 /** Job ids of the reviews each worker ran (its `sandbox run` audit lines). */
 function jobsRunBy(index: number): Set<string> {
-  const records = logRecords(fleet.workers[index]?.logs() ?? "");
+  const records = fleet.workers[index]?.records() ?? [];
   return new Set(records.filter((r) => r.msg === "sandbox run").map((r) => String(r.jobId)));
 }
 
@@ -139,7 +139,7 @@ describe("two worker processes share one queue", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(reviewsOfHead()).toBe(1);
     // The survivor ran it to the end; the job completed, not failed.
-    const survivorRuns = logRecords(survivor?.logs() ?? "").filter((r) => r.msg === "sandbox run" && r.jobId === jobId);
+    const survivorRuns = (survivor?.records() ?? []).filter((r) => r.msg === "sandbox run" && r.jobId === jobId);
     expect(survivorRuns.map((r) => r.outcome)).toEqual(["ok"]);
     expect(await fleet.reviews.getJobState(jobId)).toBe("completed");
   });

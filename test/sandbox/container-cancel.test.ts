@@ -1,34 +1,26 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Dockerode from "dockerode";
+import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import { LABELS } from "@reviewbot/sandbox/container-profile";
-import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { containerEvents } from "../support/container-events.js";
-import { CONTAINERS_CONF } from "../support/sandbox-specs.js";
-import { reachableTempDir } from "../support/temp-dirs.js";
+import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
 import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper } from "./cancel-fixture.js";
 
-let stateDir: string;
+let podman: PodmanEngineFixture;
 let worktree: string;
 let engine: ContainerEngine;
 let docker: Dockerode;
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-cancel-"));
-  worktree = await reachableTempDir("worktree");
-  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
-  docker = new Dockerode({ socketPath: join(stateDir, "podman.sock") });
+  podman = await openPodmanEngine("cancel");
+  ({ worktree, engine, docker } = podman);
 });
 
 afterAll(async () => {
-  await engine.close();
-  await rm(stateDir, { recursive: true, force: true });
-  await rm(worktree, { recursive: true, force: true });
+  await podman.close();
 });
+
 
 /** Containers (any state) carrying the job's label. */
 async function containersOf(jobId: string): Promise<string[]> {

@@ -1,7 +1,6 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import Dockerode from "dockerode";
+import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import { LABELS } from "@reviewbot/sandbox/container-profile";
@@ -10,26 +9,24 @@ import { createContainerEngine } from "@reviewbot/sandbox/create-container-engin
 import { probeEngine } from "@reviewbot/sandbox/readiness-probe";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { BASE_IMAGE, CONTAINERS_CONF, TEST_LIMITS, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
-import { reachableTempDir } from "../support/temp-dirs.js";
+import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
 
+let podman: PodmanEngineFixture;
 let stateDir: string;
 let worktree: string;
 let engine: ContainerEngine;
 let docker: Dockerode;
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-"));
-  worktree = await reachableTempDir("worktree");
+  podman = await openPodmanEngine("engine");
+  ({ stateDir, worktree, engine, docker } = podman);
   await writeFile(join(worktree, "hello.txt"), "hello from the work tree\n");
-  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
-  docker = new Dockerode({ socketPath: join(stateDir, "podman.sock") });
 });
 
 afterAll(async () => {
-  await engine.close();
-  await rm(stateDir, { recursive: true, force: true });
-  await rm(worktree, { recursive: true, force: true });
+  await podman.close();
 });
+
 
 // Other suites may share the host's container storage: this file's runs carry their own job id.
 const JOB_ID = `container-engine-${process.pid}-${Date.now()}`;

@@ -1,23 +1,22 @@
-import { chown, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chown, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
-import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import type { SandboxMount } from "@reviewbot/sandbox/sandbox-spec";
-import { CONTAINERS_CONF, shellSpec } from "../support/sandbox-specs.js";
+import { shellSpec } from "../support/sandbox-specs.js";
+import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
+let podman: PodmanEngineFixture;
 let stateDir: string;
 let worktree: string;
 let outside: string;
 let engine: ContainerEngine;
 
 beforeAll(async () => {
-  stateDir = await mkdtemp(join(tmpdir(), "reviewbot-podman-mounts-"));
-  worktree = await reachableTempDir("worktree");
+  podman = await openPodmanEngine("mounts");
+  ({ stateDir, worktree, engine } = podman);
   outside = await reachableTempDir("outside");
-  engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
   await mkdir(join(stateDir, "deps", "ro"), { recursive: true });
   await writeFile(join(stateDir, "deps", "ro", "lib.txt"), "cached\n");
   await mkdir(join(stateDir, "deps", "rw"), { recursive: true });
@@ -27,11 +26,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await engine.close();
-  await rm(stateDir, { recursive: true, force: true });
-  await rm(worktree, { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
+  await podman.close();
 });
+
 
 const mount = (source: string, target = "/opt/reviewbot/deps", writable = false): SandboxMount => ({ source, target, writable });
 

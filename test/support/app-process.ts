@@ -10,6 +10,10 @@ export interface AppProcess {
   readonly child: ChildProcess;
   /** Everything it wrote to stdout and stderr so far (pino JSON lines). */
   logs(): string;
+  /** Its JSON log lines so far, parsed. */
+  records(): Record<string, unknown>[];
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
   /** Resolves with the first log line matching `pattern` (polls the captured output). */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends `signal` and waits for the exit. Idempotent. */
@@ -34,6 +38,8 @@ export function startApp(app: "api" | "worker", name: string, env: Readonly<Reco
     name,
     child,
     logs: () => output,
+    records: () => logRecords(output),
+    exited,
     waitForLog: async (pattern, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -49,4 +55,18 @@ export function startApp(app: "api" | "worker", name: string, env: Readonly<Reco
       return exited;
     },
   };
+}
+
+/** The JSON records among log lines (a line cut short by a kill is skipped). */
+export function logRecords(text: string): Record<string, unknown>[] {
+  const records: Record<string, unknown>[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      records.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // A line cut by a kill: not a record.
+    }
+  }
+  return records;
 }

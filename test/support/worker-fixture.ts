@@ -61,7 +61,7 @@ export async function openWorkerStand(label: string): Promise<WorkerStand> {
       return worker;
     },
     async close() {
-      await Promise.all(workers.map((worker) => worker.kill()));
+      await Promise.all(workers.map((worker) => worker.stop("SIGKILL")));
       await reviews.close();
       await github.close();
       connection.disconnect();

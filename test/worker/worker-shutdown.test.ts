@@ -32,13 +32,13 @@ describe("review worker shutdown", () => {
     expect(await hostProcessesMarked(marker)).toEqual([]);
     const handedBack = await stand.reviews.getJob(id);
     expect([await handedBack?.getState(), handedBack?.attemptsMade, handedBack?.failedReason]).toEqual(["delayed", 0, undefined]);
-    expect(first.logs.some((line) => line.msg === "review handed back at shutdown")).toBe(true);
+    expect(first.records().some((line) => line.msg === "review handed back at shutdown")).toBe(true);
     expect(await stand.github.getJob(`failed.${id}`)).toBeUndefined();
     // Nothing holds the PR's lease any more: a second worker starts the review at once.
     const second = await stand.start();
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
     expect(await waitForState(stand.reviews, id, ["active"], 5_000)).toBe("active");
-    await second.kill();
+    await second.stop("SIGKILL");
   });
 
   it("SIGTERM with nothing running exits 0 at once", async () => {
@@ -47,6 +47,6 @@ describe("review worker shutdown", () => {
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
     expect(performance.now() - signalled).toBeLessThan(5_000);
-    expect(worker.logs.map((line) => line.msg)).toContain("worker stopped");
+    expect(worker.records().map((line) => line.msg)).toContain("worker stopped");
   });
 });
