@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
+import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { renderCheckRun, type CheckRunOutcome } from "@reviewbot/github/render-check-run";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
-/** The check run name the local sink records, as the GitHub sink would create it. */
-const CHECK_RUN_NAME = "reviewbot";
 
 /**
  * A ReviewSink that writes what the check run would be, one JSON file per PR head:

@@ -3,9 +3,11 @@ import { readFile } from "node:fs/promises";
 import type { Server } from "node:http";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { createCloser } from "@reviewbot/core/create-closer";
 import { AppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
@@ -16,14 +18,11 @@ import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import { loadApiConfig, type ApiConfig } from "./api-config.js";
 import { createApiMetrics, type ApiMetrics } from "./api-metrics.js";
 import { createApiApp } from "./create-api-app.js";
-import { createCloser } from "./create-closer.js";
 import type { PullRequestResolver } from "./handle-github-task.js";
 import { createLocalSink } from "./local-sink.js";
 import { startPublisher } from "./start-publisher.js";
 import type { TokenMinter } from "./token-broker-handler.js";
 
-/** The check run our App creates; a rerequest of any other run is not ours. */
-const CHECK_RUN_NAME = "reviewbot";
 
 /** Composition root of the API: env → clients → HTTP app, publisher, signals. */
 async function main(): Promise<void> {
@@ -58,7 +57,10 @@ async function main(): Promise<void> {
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
       maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
-      filter: { botLogins: config.REVIEWBOT_BOT_LOGINS, reviewCommand: config.REVIEWBOT_REVIEW_COMMAND, checkRunName: CHECK_RUN_NAME,
+      filter: {
+        botLogins: config.REVIEWBOT_BOT_LOGINS,
+        reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,
+        checkRunName: CHECK_RUN_NAME,
         appId: config.GITHUB_APP_ID ?? null,
         pullRequestActions: config.REVIEWBOT_PR_ACTIONS,
         commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,

@@ -2,6 +2,7 @@
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { Queue, Worker } from "bullmq";
+import { createCloser } from "@reviewbot/core/create-closer";
 import { isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -15,7 +16,6 @@ import { DEFAULT_CA_BUNDLE, openInstallHooks } from "@reviewbot/review/runtime/o
 import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
-import { closeAll } from "./close-all.js";
 import { createGitHubSource } from "./github-source.js";
 import { createHealthServer } from "./health-server.js";
 import { createLocalSource } from "./local-source.js";
@@ -87,12 +87,12 @@ async function main(): Promise<void> {
   const shutdown = (signal: NodeJS.Signals): Promise<void> => {
     closing ??= (async () => {
       logger.info({ signal, running: running.size, graceMs: config.REVIEWBOT_SHUTDOWN_GRACE_MS }, "shutting down");
-      const stopped = worker.close();
+      const stopped = worker.close(); // stop taking jobs now; the step below awaits the same close
       if (!(await running.drain(config.REVIEWBOT_SHUTDOWN_GRACE_MS))) {
         logger.warn({ running: running.size }, "grace period over: handing running reviews back");
         running.handBackAll();
       }
-      await closeAll(
+      const clean = await createCloser(
         [
           ["worker", () => stopped],
           ["cancels", unsubscribe],
@@ -102,11 +102,10 @@ async function main(): Promise<void> {
           ["health", () => new Promise((resolve) => health.close(resolve))],
           ["redis", () => Promise.all([blocking.quit(), subscriber.quit(), commands.quit()])],
         ],
-        (step, err) => {
-          logger.error({ step, err }, "shutdown step failed");
-        },
-      );
+        logger,
+      )();
       logger.info("worker stopped");
+      if (!clean) throw new Error("a shutdown step failed");
     })();
     return closing;
   };

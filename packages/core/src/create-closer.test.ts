@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createLogger } from "@reviewbot/core/logger";
-import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { createLogger } from "./logger.js";
+import { SecretScrubber } from "./scrubber.js";
 import { createCloser } from "./create-closer.js";
 
 function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
@@ -23,12 +23,18 @@ describe("createCloser", () => {
       logger,
       50,
     );
-    await Promise.all([close(), close()]);
+    expect(await Promise.all([close(), close()])).toEqual([false, false]);
     await close();
     expect(ran).toEqual(["a", "d"]);
     expect(lines.map((line) => [line.msg, line.step])).toEqual([
       ["shutdown step failed", "b"],
       ["shutdown step timed out", "c"],
     ]);
+  });
+
+  it("resolves true when every step succeeded", async () => {
+    const { logger, lines } = capture();
+    expect(await createCloser([["a", () => Promise.resolve()]], logger)()).toBe(true);
+    expect(lines).toEqual([]);
   });
 });

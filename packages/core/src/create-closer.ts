@@ -1,4 +1,4 @@
-import type { Logger } from "@reviewbot/core/logger";
+import type { Logger } from "./logger.js";
 
 export type CloseStep = readonly [name: string, close: () => Promise<unknown>];
 
@@ -9,13 +9,15 @@ export type CloseStep = readonly [name: string, close: () => Promise<unknown>];
 export const CLOSE_STEP_TIMEOUT_MS = 5000;
 
 /**
- * Returns an idempotent close: the first call runs every step in order, each even when an earlier
- * one threw or timed out (BullMQ's habit), logging failures; later calls return the same promise.
+ * Returns an idempotent close for an app's shutdown: the first call runs every step in order, each
+ * even when an earlier one threw or timed out (BullMQ's habit), logging failures; later calls
+ * return the same promise. It resolves true when every step succeeded in time.
  */
-export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTimeoutMs = CLOSE_STEP_TIMEOUT_MS): () => Promise<void> {
-  let closing: Promise<void> | undefined;
+export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTimeoutMs = CLOSE_STEP_TIMEOUT_MS): () => Promise<boolean> {
+  let closing: Promise<boolean> | undefined;
   return () => {
     closing ??= (async () => {
+      let clean = true;
       for (const [name, close] of steps) {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<"timeout">((resolve) => {
@@ -24,13 +26,18 @@ export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTi
           }, stepTimeoutMs);
         });
         try {
-          if ((await Promise.race([close(), timeout])) === "timeout") logger.error({ step: name, timeoutMs: stepTimeoutMs }, "shutdown step timed out");
+          if ((await Promise.race([close(), timeout])) === "timeout") {
+            clean = false;
+            logger.error({ step: name, timeoutMs: stepTimeoutMs }, "shutdown step timed out");
+          }
         } catch (err) {
+          clean = false;
           logger.error({ err, step: name }, "shutdown step failed");
         } finally {
           clearTimeout(timer);
         }
       }
+      return clean;
     })();
     return closing;
   };
