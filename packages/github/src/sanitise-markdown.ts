@@ -5,10 +5,8 @@
  * (`![](https://evil/pixel)`, `<img src>`), inject links or HTML, break out of a table, or hide
  * text with bidirectional overrides (CVE-2021-42574, "Trojan Source").
  */
+import { stripControls } from "@reviewbot/core/strip-controls";
 
-// C0/C1 controls except tab and newline, and the Unicode bidi embedding/override/isolate controls.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
 // A mention is `@` followed by a login or `org/team`; GitHub links it when `@` starts a word.
 const MENTION = /@(?=[A-Za-z0-9])/g;
 const ZERO_WIDTH_JOINER = "\u200D";
@@ -19,7 +17,7 @@ const HTML_ENTITIES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&l
 
 /** Removes control and bidi characters and breaks `@mentions` with a zero-width joiner. */
 export function sanitisePlainText(untrusted: string): string {
-  return untrusted.replace(CONTROL, "").replace(MENTION, `@${ZERO_WIDTH_JOINER}`);
+  return stripControls(untrusted).replace(MENTION, `@${ZERO_WIDTH_JOINER}`);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { REDACTED, SecretScrubber } from "@reviewbot/core/scrubber";
+import { stripControls } from "@reviewbot/core/strip-controls";
 import type { Finding } from "./finding.js";
 
 /** Limits and secrets for one piece of helper output. */
@@ -26,10 +27,6 @@ const MIN_PARTIAL_SECRET = 4;
 const ESCAPES =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
-// Remaining C0 controls except \t and \n, DEL and C1 controls (CR goes too: it overwrites a line
-// on a terminal), and the bidi controls of Trojan Source (CVE-2021-42574) plus LRM, RLM and ALM.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/g;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
@@ -44,7 +41,7 @@ const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])
  */
 export function sanitiseText(input: Buffer | string, options: SanitiseOptions): SanitisedText {
   const decoded = typeof input === "string" ? input.replace(LONE_SURROGATES, "\ufffd") : new TextDecoder("utf-8").decode(input);
-  const stripped = decoded.replace(ESCAPES, "").replace(CONTROLS, "").replace(LINE_SEPARATORS, "\n");
+  const stripped = stripControls(decoded.replace(ESCAPES, "")).replace(LINE_SEPARATORS, "\n");
   const scrubbed = scrubSecrets(stripped, options.secrets);
   const lines = capLines(scrubbed, options.maxLines);
   const bytes = capBytes(lines, options.maxBytes);
