@@ -1,3 +1,4 @@
+import { networkInterfaces } from "node:os";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestCancel } from "@reviewbot/queue/cancel-channel";
@@ -116,5 +117,13 @@ describe("review worker (local source, bwrap)", () => {
     expect(metrics).toMatch(/^reviewbot_worker_jobs_total\{outcome="invalid"\} 1$/m);
     expect(metrics).toMatch(/^reviewbot_sandbox_runs_total\{engine="bwrap",outcome="cancelled"\} 1$/m);
     expect(metrics).toMatch(/^reviewbot_review_stage_duration_seconds_count\{stage="helpers"\} [1-9]/m);
+  });
+
+  it("serves them on loopback only by default: another address of the host is refused", async () => {
+    const external = Object.values(networkInterfaces()).flat().find((address) => address !== undefined && !address.internal && address.family === "IPv4");
+    if (external === undefined) throw new Error("this test needs a non-loopback IPv4 address on the host");
+    await expect(fetch(`http://${external.address}:${worker.port}/metrics`)).rejects.toThrow();
+    // Negative control: the same server answers on loopback.
+    expect((await fetch(`http://127.0.0.1:${worker.port}/healthz`)).status).toBe(200);
   });
 });
