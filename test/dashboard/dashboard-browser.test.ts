@@ -163,14 +163,16 @@ describe("dashboard in a browser", () => {
     await page.close();
   });
 
-  it("stops a cross-site fetch PUT with credentials before it changes anything", async () => {
+  it("refuses the preflight of a cross-site credentialed PUT, so the browser never sends it (no CORS opening)", async () => {
     const before = await requireReviews().getJobCounts();
     const page = await operator.newPage();
     await page.goto(`http://${FOREIGN_HOST}:${requireForeign().port}/fetch`);
     const result = page.locator("#result");
     await expect.poll(() => result.innerText(), { timeout: 20_000 }).not.toBe("pending");
     // Chromium preflights a cross-origin PUT; the preflight carries no credentials, gets 401,
-    // and the PUT itself is never sent.
+    // and the PUT itself is never sent. (Were the API to answer the preflight with CORS headers,
+    // the PUT would go out; the same-origin guard behind it is attacked by the form POSTs above
+    // and by test/api/dashboard.test.ts.)
     expect(await result.innerText()).toBe("refused TypeError");
     expect(logLines("dashboard authentication failed").map((line) => line.path)).toContain(`/queues/api/queues/${REVIEW_QUEUE}/clean/completed`);
     expect(await requireReviews().getJobCounts()).toEqual(before);
