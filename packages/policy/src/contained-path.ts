@@ -20,7 +20,7 @@ const ESCAPES: Record<PathBase, string> = {
  * Normalises a repository-relative POSIX path (`./.ai/a/../b.sh` → `.ai/b.sh`) and checks that it
  * stays under `base`. The check is lexical: the caller must use the returned form, which holds no
  * `.` or `..`, so that a symlink in the PR tree cannot turn a `..` into a different directory.
- * `.ai` itself is refused as a program because it names a directory, not a file in it.
+ * Under `.ai`, the result is `.ai` itself or a path below it.
  */
 export function normaliseContainedPath(value: string, field: string, base: PathBase): CheckResult<string> {
   const reason = syntaxProblem(value);
@@ -34,9 +34,6 @@ export function normaliseContainedPath(value: string, field: string, base: PathB
   const normalised = kept.length === 0 ? "." : kept.join("/");
   if (base === ".ai" && kept[0] !== ".ai") {
     return fail(field, `${quote(value)} ${ESCAPES[base]} (to ${quote(normalised)})`);
-  }
-  if (base === ".ai" && kept.length === 1) {
-    return fail(field, `${quote(value)} names the .ai/ directory itself, not a file in it`);
   }
   return { ok: true, value: normalised };
 }

@@ -52,7 +52,7 @@ describe("parseRepoConfig: resolving helpers", () => {
       pids: 64,
     };
     expect(parse({ helpers: [helper] }).helpers[0]).toMatchObject({
-      command: [".ai/ruff.sh", "--output-format=json"],
+      command: ["/work/.ai/ruff.sh", "--output-format=json"],
       cwd: ".",
       image: { name: "python", reference: "localhost/reviewbot/python:3.12" },
       format: "ruff-json",

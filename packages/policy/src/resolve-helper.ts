@@ -10,9 +10,12 @@ import type { OperatorPolicy } from "./operator-policy.js";
 export interface ResolvedHelper {
   readonly name: string;
   readonly description: string;
-  /** The argv before runtime arguments, `command[0]` normalised. */
+  /**
+   * The argv before runtime arguments: every `.ai` path (`command[0]` or an argument) normalised
+   * and absolute under `SANDBOX_WORKTREE` (`/work/.ai/lint.sh`), whatever the cwd (layer 2).
+   */
   readonly command: readonly string[];
-  /** Normalised, relative to the worktree root (`.` for the root). */
+  /** Normalised, relative to the worktree root (`.` for the root), never inside a PR's `.ai`. */
   readonly cwd: string;
   readonly image: HelperImage;
   readonly format: OutputFormat;

@@ -3,6 +3,7 @@ import { buildHelperArgv, type ArgsPolicy } from "./runtime-args.js";
 
 const helper: ArgsPolicy = { name: "lint", command: ["flake8", "--max-line-length=100"], allowArgs: true, maxArgs: 3, argsSeparator: true };
 const unseparated: ArgsPolicy = { ...helper, argsSeparator: false };
+const MENTIONS_AI = "mentions .ai: runtime arguments may not name .ai/ (the base config names the trusted files it runs)";
 
 describe("buildHelperArgv", () => {
   it.each([
@@ -15,6 +16,7 @@ describe("buildHelperArgv", () => {
     ["200 characters", helper, ["x".repeat(200)], ["flake8", "--max-line-length=100", "--", "x".repeat(200)]],
     ["non-ASCII text", helper, ["ünïcödé 日本"], ["flake8", "--max-line-length=100", "--", "ünïcödé 日本"]],
     ["a path, without separator", unseparated, ["src/a.py"], ["flake8", "--max-line-length=100", "src/a.py"]],
+    ["names that only contain .ai", helper, [".aiignore", "x.ai.json"], ["flake8", "--max-line-length=100", "--", ".aiignore", "x.ai.json"]],
   ])("accepts %s", (_label, policy, args, expected) => {
     expect(buildHelperArgv(policy, args)).toEqual(expected);
   });
@@ -37,4 +39,13 @@ describe("buildHelperArgv", () => {
   ])("refuses %s", (_label, policy, args, message) => {
     expect(() => buildHelperArgv(policy, args)).toThrow(expect.objectContaining({ code: "POLICY_DENIED", message }));
   });
+
+  // Which trusted files run is the base config's choice; from a cwd these could reach a PR's .ai.
+  it.each([".ai/x", "./.ai/x", "src/.ai/x", "../.ai/x", ".ai", ".AI/x", "--config=.ai/x", "/work/.ai/x", ".ai/../x"])(
+    "refuses %j, which mentions .ai",
+    (arg) => {
+      const message = `helper "lint": args[1]: ${JSON.stringify(arg)} ${MENTIONS_AI}`;
+      expect(() => buildHelperArgv(helper, ["ok", arg])).toThrow(expect.objectContaining({ code: "POLICY_DENIED", message }));
+    },
+  );
 });

@@ -1,4 +1,5 @@
 import { AppError } from "@reviewbot/core/errors";
+import { mentionsAi } from "./ai-reference.js";
 import { quote } from "./config-error.js";
 import { findUnsafeCharacter } from "./unsafe-text.js";
 
@@ -23,7 +24,10 @@ export interface ArgsPolicy {
  * allowed only when the helper sets `allow_args`, at most `max_args` of them, each a string of at
  * most 200 characters without control characters. Option injection: with `args_separator` (the
  * default) a `--` is inserted before them, so `-rf` is an operand; without it an argument that
- * begins with `-` is refused. No arguments: the command alone, without a `--`.
+ * begins with `-` is refused. An argument that mentions `.ai` in any form (`.ai/x`, `src/.ai/x`,
+ * `--config=.ai/x`) is refused: which trusted files run is the base config's choice, and relative
+ * to the helper's cwd such a path could name a `.ai` the PR controls (defense layer 2). No
+ * arguments: the command alone, without a `--`.
  *
  * @throws AppError `POLICY_DENIED` naming the argument and the reason.
  */
@@ -53,6 +57,7 @@ function argProblem(arg: string, separated: boolean): string | undefined {
   }
   const unsafe = findUnsafeCharacter(arg);
   if (unsafe !== undefined) return `${quote(arg)} ${unsafe}`;
+  if (mentionsAi(arg)) return `${quote(arg)} mentions .ai: runtime arguments may not name .ai/ (the base config names the trusted files it runs)`;
   if (!separated && arg.startsWith("-")) {
     return `${quote(arg)} begins with "-" and could be read as an option (args_separator is false)`;
   }

@@ -1,11 +1,12 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
+import { SANDBOX_WORKTREE } from "@reviewbot/policy/helper-command";
 import type { HelperLimits } from "@reviewbot/policy/limit-narrowing";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import { sanitiseText } from "../findings/sanitise-output.js";
 import { helperOutcome } from "./helper-output.js";
-import type { HelperRun } from "./run-helper.js";
+import { engineArgv, type HelperRun } from "./run-helper.js";
 import type { ContextReport } from "./report.js";
 
 const SCRIPT = ".ai/context-script";
@@ -20,14 +21,16 @@ export interface ContextScriptRun extends HelperRun {
 
 /**
  * Runs the base commit's `.ai/context-script`, when it is a regular executable file, with the PR
- * as JSON on stdin. It may print text, or JSON `{ "context"?: string, "skip_files"?: string[] }`.
- * Its output is untrusted data: sanitised, capped, and never executed or interpolated.
+ * as JSON on stdin, by absolute path (the top-level `.ai/` the overlay wrote, as a helper's `.ai/`
+ * command: layer 2) from the worktree root. It may print text, or JSON
+ * `{ "context"?: string, "skip_files"?: string[] }`. Its output is untrusted data: sanitised,
+ * capped, and never executed or interpolated.
  */
 export async function runContextScript(run: ContextScriptRun, pullRequest: unknown): Promise<ContextReport | null> {
   const info = await lstat(join(run.worktree, SCRIPT)).catch(() => null);
   if (info === null || !info.isFile() || (info.mode & 0o111) === 0) return null;
   const result = await run.engine.run({
-    argv: [`/work/${SCRIPT}`],
+    argv: engineArgv([`${SANDBOX_WORKTREE}/${SCRIPT}`], run),
     image: run.image,
     worktree: run.worktree,
     cwd: ".",

@@ -1,6 +1,7 @@
 import { mapFindingPath } from "../findings/map-path.js";
 import { parseFindings } from "../findings/parse-findings.js";
 import type { Finding } from "../findings/finding.js";
+import { relocateTrustedPaths, SANDBOX_WORKTREE } from "@reviewbot/policy/helper-command";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import { depsEnv } from "@reviewbot/policy/install-plan";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
@@ -10,9 +11,6 @@ import { helperOutcome, reportOutput, sanitiseFindings } from "./helper-output.j
 import type { InstallContext } from "./install-hook-runtime.js";
 import { prepareDeps, type PreparedDeps } from "./prepare-deps.js";
 import type { HelperReport } from "./report.js";
-
-/** Where the sandbox engines mount the work tree. */
-const MOUNT_POINT = "/work";
 
 export interface HelperRun {
   readonly engine: SandboxEngine;
@@ -28,6 +26,15 @@ export interface HelperRun {
 }
 
 /**
+ * The argv an engine runs: the policy's, whose `.ai/` paths are absolute under the sandbox's
+ * mount point (layer 2: the base's top-level `.ai/`, whatever the cwd). The unsandboxed `none`
+ * engine has no mount point and runs in the worktree itself, so they point there instead.
+ */
+export function engineArgv(argv: readonly string[], run: Pick<HelperRun, "engine" | "worktree">): readonly string[] {
+  return run.engine.name === "none" ? relocateTrustedPaths(argv, run.worktree) : argv;
+}
+
+/**
  * Runs one helper in its own sandbox and turns its output into findings on repository paths.
  * An engine failure (SANDBOX_UNAVAILABLE) propagates: the review is retried, never run
  * unsandboxed.
@@ -36,7 +43,7 @@ export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise
   const deps = await prepareDeps(helper, run);
   if (deps?.report.status === "failed") return installFailed(helper, deps, run);
   const result = await run.engine.run({
-    argv: helper.command,
+    argv: engineArgv(helper.command, run),
     image: helper.image.reference,
     worktree: run.worktree,
     cwd: helper.cwd,
@@ -52,7 +59,7 @@ export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise
   const problems = [...parsed.problems, ...helper.warnings, ...(deps?.problems ?? [])];
   const findings: Finding[] = [];
   for (const finding of parsed.findings) {
-    const mapped = mapFindingPath(finding.path, { mountPoint: MOUNT_POINT, cwd: helper.cwd });
+    const mapped = mapFindingPath(finding.path, { mountPoint: SANDBOX_WORKTREE, cwd: helper.cwd });
     if (mapped.path === null) problems.push(mapped.problem);
     else findings.push({ ...finding, path: mapped.path });
   }
