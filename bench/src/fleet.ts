@@ -33,11 +33,12 @@ function pullRequestDelivery(number: number, heads: { baseSha: string; headSha: 
   return JSON.stringify({
     action: "synchronize",
     installation: { id: 1 + (number % 7) },
-    repository: { id: 4242, full_name: REPOSITORY },
+    repository: { id: 4242, full_name: REPOSITORY, default_branch: "main" },
     pull_request: {
       number,
       state: "open",
       draft: false,
+      updated_at: new Date().toISOString(),
       user: { login: "bench", type: "User" },
       head: { sha: heads.headSha, ref: "fork" },
       base: { sha: heads.baseSha, ref: "main" },
@@ -77,7 +78,7 @@ async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha:
 }
 
 function job(number: number, heads: { baseSha: string; headSha: string }): ReviewJob {
-  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", deliveryId: randomUUID(), trigger: "local" };
+  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", defaultBranch: "main", pullUpdatedAt: new Date().toISOString(), headFrom: "event", deliveryId: randomUUID(), trigger: "local" };
 }
 
 async function finished(queue: Queue, events: QueueEvents, jobId: string, timeoutMs: number): Promise<void> {

@@ -34,8 +34,23 @@ const report: PublishedReport = {
   durationMs: 20,
 };
 
+/** A review of `head`; a higher-numbered head of a PR is a later one (its `updated_at` is later). */
 function review(pullNumber: number, head: string): ReviewJob {
-  return { installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber, headSha: head, baseSha: BASE_SHA, baseRef: "main", deliveryId: `d-${pullNumber}-${head.slice(-4)}`, trigger: "pull_request" };
+  const pullUpdatedAt = new Date(Date.UTC(2024, 4, 1) + Number.parseInt(head.slice(-8), 16) * 1000).toISOString();
+  return {
+    installationId: 7,
+    repositoryId: 100,
+    repository: "octo/hello",
+    pullNumber,
+    headSha: head,
+    baseSha: BASE_SHA,
+    baseRef: "main",
+    defaultBranch: "main",
+    pullUpdatedAt,
+    headFrom: "event",
+    deliveryId: `d-${pullNumber}-${head.slice(-4)}`,
+    trigger: "pull_request",
+  };
 }
 
 async function settle(jobId: string): Promise<string> {

@@ -186,6 +186,7 @@ describe("event filter", () => {
     ["the command from a contributor", "issue_comment", commentPayload("/review", "CONTRIBUTOR"), "author_not_trusted"],
     ["a comment that is not the command", "issue_comment", commentPayload("LGTM", "OWNER"), "not_the_command"],
     ["a push", "push", { ref: "refs/heads/main" }, "event_not_handled"],
+    ["an event named with digits", "projects_v2_item", { action: "edited", projects_v2_item: { id: 1 } }, "event_not_handled"],
   ])("ignores %s with 202 and a reason", async (_name, event, body, reason) => {
     const before = await jobCount();
     const tasksBefore = await api.github.count();

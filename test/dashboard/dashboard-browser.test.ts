@@ -30,6 +30,9 @@ const review: ReviewJob = {
   headSha: "a".repeat(40),
   baseSha: "b".repeat(40),
   baseRef: "main",
+  defaultBranch: "main",
+  pullUpdatedAt: "2024-05-06T07:08:09Z",
+  headFrom: "event",
   deliveryId: randomUUID(),
   trigger: "pull_request",
 };

@@ -23,11 +23,12 @@ function openedEvent(head: string, padding = ""): Record<string, unknown> {
   return {
     action: "opened",
     installation: { id: INSTALLATION_ID },
-    repository: { id: REPOSITORY_ID, full_name: REPOSITORY },
+    repository: { id: REPOSITORY_ID, full_name: REPOSITORY, default_branch: "main" },
     pull_request: {
       number: 3,
       state: "open",
       draft: false,
+      updated_at: new Date().toISOString(),
       user: { login: "contributor", type: "User" },
       head: { sha: head, ref: "fork" },
       base: { sha: "b".repeat(40), ref: "main" },

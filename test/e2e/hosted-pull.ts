@@ -71,16 +71,17 @@ function diffHunks(patch: string): Record<string, [number, number][]> {
   return hunks;
 }
 
-/** A `pull_request` delivery body for the PR's current head. */
+/** A `pull_request` delivery body for the PR's current head, sent now (its `updated_at`). */
 export function pullRequestEvent(pull: HostedPull, action: string, overrides: { draft?: boolean; userType?: string } = {}): unknown {
   return {
     action,
     installation: { id: INSTALLATION_ID },
-    repository: { id: pull.repositoryId, full_name: pull.repository },
+    repository: { id: pull.repositoryId, full_name: pull.repository, default_branch: "main" },
     pull_request: {
       number: pull.number,
       state: "open",
       draft: overrides.draft ?? false,
+      updated_at: new Date().toISOString(),
       user: { login: "contributor", type: overrides.userType ?? "User" },
       head: { sha: pull.headSha, ref: "fork" },
       base: { sha: pull.baseSha, ref: "main" },

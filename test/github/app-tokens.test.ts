@@ -19,7 +19,7 @@ let harness: GitHubHarness;
 
 beforeAll(async () => {
   harness = await startGitHubHarness();
-  harness.standIn.setPullRequest(REPOSITORY, { number: 5, headSha: HEAD, baseSha: BASE, baseRef: "main" });
+  harness.standIn.setPullRequest(REPOSITORY, { number: 5, headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", updatedAt: "2024-05-06T07:08:09Z" });
   harness.standIn.setPullRequest(REPOSITORY, { number: 6, headSha: HEAD, baseSha: BASE, baseRef: "main", draft: true });
   harness.standIn.setPullRequest(REPOSITORY, { number: 7, headSha: HEAD, baseSha: BASE, baseRef: "main", state: "closed" });
 });
@@ -130,7 +130,7 @@ describe("mintRepositoryToken", () => {
 
 describe("resolvePullRequest", () => {
   it.each([
-    [5, { headSha: HEAD, baseSha: BASE, baseRef: "main", pullNumber: 5, trigger: "issue_comment" }],
+    [5, { headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", pullUpdatedAt: "2024-05-06T07:08:09Z", headFrom: "api", pullNumber: 5, trigger: "issue_comment" }],
     [6, null],
     [7, null],
     [404, null],

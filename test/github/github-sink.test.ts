@@ -41,6 +41,9 @@ function newReview(hunks: Record<string, (readonly [number, number])[]> = {}): R
     headSha,
     baseSha: "b".repeat(40),
     baseRef: "main",
+    defaultBranch: "main",
+    pullUpdatedAt: "2024-05-06T07:08:09Z",
+    headFrom: "event",
     deliveryId: `delivery-${shaCounter}`,
     trigger: "pull_request",
   };

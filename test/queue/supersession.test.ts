@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
-import { isSuperseded } from "@reviewbot/queue/pull-request-state";
+import { isSuperseded, latestHead, recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 
@@ -22,7 +22,11 @@ afterAll(async () => {
   await redis.stop();
 });
 
+let clock = Date.parse("2024-05-01T00:00:00Z");
+
+/** A review job; its `updated_at` is a second later than the previous job's unless given. */
 function job(overrides: Partial<ReviewJob>): ReviewJob {
+  clock += 1000;
   return {
     installationId: 1,
     repositoryId: 100,
@@ -31,6 +35,9 @@ function job(overrides: Partial<ReviewJob>): ReviewJob {
     headSha: "1".repeat(40),
     baseSha: "2".repeat(40),
     baseRef: "main",
+    defaultBranch: "main",
+    pullUpdatedAt: new Date(clock).toISOString(),
+    headFrom: "event",
     deliveryId: randomUUID(),
     trigger: "pull_request",
     ...overrides,
@@ -80,6 +87,55 @@ describe("one live review per PR", () => {
     await unsubscribe();
     subscriber.disconnect();
     await worker.close(true);
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+});
+
+describe("the ordering of a PR's heads (recordLatestHead)", () => {
+  const T = "2024-06-01T12:00:00Z";
+  const EARLIER = "2024-06-01T11:59:59Z";
+  const LATER = "2024-06-01T12:00:01Z";
+  const [A, B] = ["a".repeat(40), "b".repeat(40)];
+  let pullNumber = 100;
+
+  it.each([
+    ["another head, later", { headSha: B, pullUpdatedAt: LATER }, { kind: "recorded", previous: "review.first" }, B],
+    ["another head, earlier (a late or replayed event)", { headSha: B, pullUpdatedAt: EARLIER }, { kind: "stale", recordedHead: A, tie: false }, A],
+    ["another head, same time, from a payload", { headSha: B, pullUpdatedAt: T }, { kind: "stale", recordedHead: A, tie: true }, A],
+    ["another head, same time, from GitHub's API", { headSha: B, pullUpdatedAt: T, headFrom: "api" }, { kind: "recorded", previous: "review.first" }, B],
+    ["another head, earlier, from GitHub's API", { headSha: B, pullUpdatedAt: EARLIER, headFrom: "api" }, { kind: "stale", recordedHead: A, tie: false }, A],
+    ["the same head, earlier (a re-review)", { headSha: A, pullUpdatedAt: EARLIER }, { kind: "recorded", previous: "review.first" }, A],
+    ["the same head, same time", { headSha: A, pullUpdatedAt: T }, { kind: "recorded", previous: "review.first" }, A],
+  ] as const)("%s", async (_name, incoming, outcome, head) => {
+    pullNumber += 1;
+    await recordLatestHead(connection, job({ repositoryId: 300, pullNumber, headSha: A, pullUpdatedAt: T }), "review.first");
+    expect(await recordLatestHead(connection, job({ repositoryId: 300, pullNumber, ...incoming }), "review.second")).toEqual(outcome);
+    expect(await latestHead(connection, { repositoryId: 300, pullNumber })).toBe(head);
+  });
+
+  it("keeps the later time when the same head comes again with an earlier one", async () => {
+    const pr = { repositoryId: 301, pullNumber: 1 };
+    await recordLatestHead(connection, job({ ...pr, headSha: A, pullUpdatedAt: LATER }), "review.1");
+    await recordLatestHead(connection, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }), "review.2");
+    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: T }), "review.3")).toMatchObject({ kind: "stale" });
+  });
+
+  it("records over a state written before times were kept (no `at`)", async () => {
+    const pr = { repositoryId: 302, pullNumber: 1 };
+    await connection.hset(`reviewbot:pr:${pr.repositoryId}.${pr.pullNumber}`, "head", A, "job", "review.legacy");
+    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: EARLIER }), "review.new")).toEqual({ kind: "recorded", previous: "review.legacy" });
+  });
+
+  it("does not enqueue a stale job, and leaves the PR's waiting job in place", async () => {
+    const queue = freshQueue();
+    const pr = { repositoryId: 303 };
+    const current = await enqueueReview(queue, connection, job({ ...pr, headSha: B, pullUpdatedAt: T }));
+    const late = await enqueueReview(queue, connection, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }));
+    expect(late).toMatchObject({ removed: null, cancelled: null, stale: { kind: "stale", recordedHead: B, tie: false } });
+    expect(await queue.getJob(late.jobId)).toBeUndefined();
+    expect(await queue.getJob(current.jobId)).toBeDefined();
+    expect(await isSuperseded(connection, job({ ...pr, headSha: B }))).toBe(false);
     await queue.obliterate({ force: true });
     await queue.close();
   });

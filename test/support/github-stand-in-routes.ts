@@ -96,8 +96,9 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
             number: pull.number,
             state: pull.state ?? "open",
             draft: pull.draft ?? false,
+            updated_at: pull.updatedAt ?? new Date().toISOString(),
             head: { sha: pull.headSha, ref: "feature" },
-            base: { sha: pull.baseSha, ref: pull.baseRef, repo: { id: repoId } },
+            base: { sha: pull.baseSha, ref: pull.baseRef, repo: { id: repoId, default_branch: pull.defaultBranch ?? "main" } },
           },
         };
       },

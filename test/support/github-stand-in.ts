@@ -65,6 +65,10 @@ export interface PullRequestFixture {
   readonly headSha: string;
   readonly baseSha: string;
   readonly baseRef: string;
+  /** The repository's default branch; `main` unless set. */
+  readonly defaultBranch?: string;
+  /** The PR's `updated_at`; unless set, the time of each request (a PR is never older than now's view of it). */
+  readonly updatedAt?: string;
   /** Head-side line ranges of the diff per path: review comments must fall inside one. */
   readonly hunks?: Readonly<Record<string, readonly (readonly [number, number])[]>>;
   readonly files?: readonly { filename: string; status: string; patch?: string }[];

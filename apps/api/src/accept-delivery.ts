@@ -4,7 +4,7 @@ import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
-import { hasDelivery, recordDelivery } from "./delivery-ledger.js";
+import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
 import { withDeadline } from "./with-deadline.js";
 
 export interface DeliveryQueues {
@@ -14,29 +14,53 @@ export interface DeliveryQueues {
   readonly redis: Redis;
 }
 
+/**
+ * `accepted`: enqueued (a review, or a resolve task when only GitHub can tell the PR's head);
+ * `duplicate`: this delivery id was accepted before; `replayed`: its signed body came before under
+ * another delivery id; `stale`: its head is older than the PR's recorded head, nothing enqueued.
+ */
 export type Accepted =
   | { readonly status: "accepted"; readonly jobId: string; readonly removed: string | null; readonly cancelled: string | null }
-  | { readonly status: "duplicate"; readonly jobId: string | null };
+  | { readonly status: "duplicate"; readonly jobId: string | null }
+  | { readonly status: "replayed" }
+  | { readonly status: "stale"; readonly recordedHead: string };
 
 type Work = { readonly kind: "review"; readonly job: ReviewJob } | { readonly kind: "resolve"; readonly task: ResolveTask };
 
 /**
- * Accepts a delivery exactly once: a delivery in the ledger is a duplicate; otherwise it is
- * enqueued first (its job id comes from the delivery id, so concurrent copies are one job) and
- * recorded second. Everything is Redis, bounded by `deadlineMs`: past it (or on a Redis error)
+ * Accepts a delivery exactly once: a delivery id in the ledger is a duplicate, a body in the ledger
+ * under another id a replay; otherwise it is enqueued first (its job id comes from the delivery id,
+ * so concurrent copies are one job) and recorded second. `bodyDigest` is the SHA-256 of the signed
+ * raw body. Everything is Redis, bounded by `deadlineMs`: past it (or on a Redis error)
  * QUEUE_UNAVAILABLE, and the delivery counts as not accepted, so GitHub can redeliver it.
  */
-export async function acceptDelivery(queues: DeliveryQueues, work: Work, deadlineMs: number): Promise<Accepted> {
+export async function acceptDelivery(queues: DeliveryQueues, work: Work, bodyDigest: string, deadlineMs: number): Promise<Accepted> {
   const deliveryId = work.kind === "review" ? work.job.deliveryId : work.task.deliveryId;
-  return withDeadline(accept(queues, work, deliveryId), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
+  return withDeadline(accept(queues, work, deliveryId, bodyDigest), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
 }
 
-async function accept(queues: DeliveryQueues, work: Work, deliveryId: string): Promise<Accepted> {
-  if (await hasDelivery(queues.redis, deliveryId)) return { status: "duplicate", jobId: null };
-  const outcome =
-    work.kind === "review"
-      ? await enqueueReview(queues.reviews, queues.redis, work.job)
-      : { jobId: await enqueueGitHubTask(queues.github, work.task), removed: null, cancelled: null };
-  const first = await recordDelivery(queues.redis, deliveryId, outcome.jobId);
-  return first ? { status: "accepted", ...outcome } : { status: "duplicate", jobId: outcome.jobId };
+async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bodyDigest: string): Promise<Accepted> {
+  const claim = await claimDelivery(queues.redis, deliveryId, bodyDigest);
+  if (claim === "duplicate") return { status: "duplicate", jobId: null };
+  if (claim === "replayed") return { status: "replayed" };
+  const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, work.job) : await resolve(queues, work.task);
+  if (outcome.stale !== null && !outcome.stale.tie) {
+    const first = await recordDelivery(queues.redis, deliveryId, "stale");
+    return first ? { status: "stale", recordedHead: outcome.stale.recordedHead } : { status: "duplicate", jobId: null };
+  }
+  // Two heads with the same `updated_at` (two pushes within GitHub's one-second clock, or a replay of
+  // the other one): the payload cannot say which is newer, GitHub's API can.
+  const accepted = outcome.stale === null ? outcome : await resolve(queues, resolveTaskOf(work));
+  const first = await recordDelivery(queues.redis, deliveryId, accepted.jobId);
+  return first ? { status: "accepted", jobId: accepted.jobId, removed: accepted.removed, cancelled: accepted.cancelled } : { status: "duplicate", jobId: accepted.jobId };
+}
+
+async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {
+  return { jobId: await enqueueGitHubTask(queues.github, task), removed: null, cancelled: null, stale: null };
+}
+
+function resolveTaskOf(work: Work): ResolveTask {
+  if (work.kind === "resolve") return work.task;
+  const { installationId, repositoryId, repository, pullNumber, deliveryId, trigger } = work.job;
+  return { kind: "resolve", installationId, repositoryId, repository, pullNumber, deliveryId, trigger };
 }

@@ -12,7 +12,8 @@ const filter: DeliveryFilter = {
   pullRequestActions: PULL_REQUEST_ACTIONS,
   commandAssociations: COMMAND_ASSOCIATIONS,
 };
-const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello" } };
+const UPDATED = "2024-05-06T07:08:09Z";
+const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello", default_branch: "trunk" } };
 
 function pullRequest(action: string, pr: Record<string, unknown> = {}): unknown {
   return {
@@ -22,6 +23,7 @@ function pullRequest(action: string, pr: Record<string, unknown> = {}): unknown 
       number: 5,
       state: "open",
       draft: false,
+      updated_at: UPDATED,
       user: { login: "alice", type: "User" },
       head: { sha: HEAD, ref: "feature" },
       base: { sha: BASE, ref: "main" },
@@ -44,7 +46,7 @@ function checkRun(run: Record<string, unknown>, action = "rerequested"): unknown
   return { ...envelope, action, check_run: { name: "reviewbot", app: { id: 42 }, external_id: null, pull_requests: [], ...run } };
 }
 
-const linkedPr = { number: 9, head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main", repo: { id: 100 } } };
+const linkedPr = { number: 9, url: "https://api.github.com/repos/octo/hello/pulls/9", head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main", repo: { id: 100 } } };
 
 describe("decideDelivery", () => {
   it.each([
@@ -72,7 +74,7 @@ describe("decideDelivery", () => {
     ["a comment on an issue", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "open" } }), "ignore:not_a_pull_request"],
     ["a comment on a closed PR", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "closed", pull_request: {} } }), "ignore:closed"],
     ["an edited comment", "issue_comment", { ...(comment("/review") as object), action: "edited" }, "ignore:action_not_handled"],
-    ["our check run rerequested with its PR", "check_run", checkRun({ pull_requests: [linkedPr] }), "review"],
+    ["our check run rerequested with its PR (looked up)", "check_run", checkRun({ pull_requests: [linkedPr] }), "resolve"],
     ["our fork check run rerequested (external id)", "check_run", checkRun({ external_id: `review.100.9.${DELIVERY}` }), "resolve"],
     ["an external id of another repository", "check_run", checkRun({ external_id: `review.101.9.${DELIVERY}` }), "ignore:no_pull_request"],
     ["a check run without a PR", "check_run", checkRun({}), "ignore:no_pull_request"],
@@ -83,6 +85,7 @@ describe("decideDelivery", () => {
     ["ping", "ping", { zen: "Keep it logically awesome." }, "ping"],
     ["push", "push", { ref: "refs/heads/main" }, "ignore:event_not_handled"],
     ["an unknown event", "marketplace_purchase", {}, "ignore:event_not_handled"],
+    ["an event name with digits", "projects_v2_item", { action: "edited" }, "ignore:event_not_handled"],
   ])("%s", (_name, event, payload, expected) => {
     const decision = decideDelivery(event, DELIVERY, payload, filter);
     expect(decision.kind === "ignore" ? `ignore:${decision.reason}` : decision.kind).toBe(expected);
@@ -91,7 +94,27 @@ describe("decideDelivery", () => {
   it("builds the review job from the payload", () => {
     expect(decideDelivery("pull_request", DELIVERY, pullRequest("opened"), filter)).toEqual({
       kind: "review",
-      job: { installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 5, headSha: HEAD, baseSha: BASE, baseRef: "main", deliveryId: DELIVERY, trigger: "pull_request" },
+      job: {
+        installationId: 7,
+        repositoryId: 100,
+        repository: "octo/hello",
+        pullNumber: 5,
+        headSha: HEAD,
+        baseSha: BASE,
+        baseRef: "main",
+        defaultBranch: "trunk",
+        pullUpdatedAt: UPDATED,
+        headFrom: "event",
+        deliveryId: DELIVERY,
+        trigger: "pull_request",
+      },
+    });
+  });
+
+  it("looks up the PR of a rerequested check run instead of trusting the head it names", () => {
+    expect(decideDelivery("check_run", DELIVERY, checkRun({ pull_requests: [linkedPr] }), filter)).toEqual({
+      kind: "resolve",
+      task: { kind: "resolve", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 9, deliveryId: DELIVERY, trigger: "check_run" },
     });
   });
 
@@ -114,7 +137,10 @@ describe("decideDelivery", () => {
     ["a string PR number", "pull_request", pullRequest("opened", { number: "5" }), "pull_request.number"],
     ["a short head SHA", "pull_request", pullRequest("opened", { head: { sha: "abc", ref: "x" } }), "headSha"],
     ["a base ref with spaces", "pull_request", pullRequest("opened", { base: { sha: BASE, ref: "main; rm" } }), "baseRef"],
-    ["a repository name with a slash too many", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "a/b/c" } }, "repository"],
+    ["no updated_at", "pull_request", pullRequest("opened", { updated_at: undefined }), "pull_request.updated_at"],
+    ["an updated_at that is no time", "pull_request", pullRequest("opened", { updated_at: "yesterday" }), "pullUpdatedAt"],
+    ["no default branch", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "octo/hello" } }, "repository.default_branch"],
+    ["a repository name with a slash too many", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "a/b/c", default_branch: "main" } }, "repository"],
     ["a comment without an association", "issue_comment", { ...(comment("/review") as object), comment: { body: "/review", user: { login: "a", type: "User" } } }, "comment.author_association"],
     ["a non-object payload", "pull_request", [], "(root)"],
   ])("rejects %s as WEBHOOK_MALFORMED naming the field", (_name, event, payload, field) => {

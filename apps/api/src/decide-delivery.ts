@@ -45,8 +45,9 @@ export const PULL_REQUEST_ACTIONS = ["opened", "reopened", "synchronize", "ready
 export const COMMAND_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
 
 /**
- * The event filter: turns a verified delivery into a review, a resolve task (a PR known only by
- * number), a ping, or a reason to ignore it. Pure; an invalid payload field is WEBHOOK_MALFORMED.
+ * The event filter: turns a verified delivery into a review, a resolve task (a PR looked up by
+ * number: comments and check-run re-runs), a ping, or a reason to ignore it. Pure; an invalid
+ * payload field is WEBHOOK_MALFORMED.
  */
 export function decideDelivery(event: string, deliveryId: string, payload: unknown, filter: DeliveryFilter): DeliveryDecision {
   switch (event) {
@@ -69,7 +70,21 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
   if (pr.draft) return { kind: "ignore", reason: "draft" };
   if (pr.user.type === "Bot" || filter.botLogins.includes(pr.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
-  return review(event, pr.number, pr.head.sha, pr.base, deliveryId, "pull_request");
+  const job = parsePayload(ReviewJob, {
+    installationId: event.installation.id,
+    repositoryId: event.repository.id,
+    repository: event.repository.full_name,
+    pullNumber: pr.number,
+    headSha: pr.head.sha,
+    baseSha: pr.base.sha,
+    baseRef: pr.base.ref,
+    defaultBranch: event.repository.default_branch,
+    pullUpdatedAt: pr.updated_at,
+    headFrom: "event",
+    deliveryId,
+    trigger: "pull_request",
+  });
+  return { kind: "review", job };
 }
 
 function decideComment(event: IssueCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
@@ -89,9 +104,11 @@ function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: Delive
   if (event.action !== "rerequested") return { kind: "ignore", reason: "action_not_handled" };
   if (run.name !== filter.checkRunName) return { kind: "ignore", reason: "not_our_check_run" };
   if (filter.appId !== null && run.app !== null && run.app.id !== filter.appId) return { kind: "ignore", reason: "not_our_check_run" };
-  // `pull_requests` may list PRs of other repositories in the fork network: only ours count.
+  // `pull_requests` may list PRs of other repositories in the fork network: only ours count. The
+  // payload carries no time to order its head by, and a re-run may be asked of an old commit's run,
+  // so the PR is looked up (resolve): the review is of the head GitHub reports now.
   const pr = run.pull_requests.find((candidate) => candidate.base.repo.id === event.repository.id);
-  if (pr !== undefined) return review(event, pr.number, pr.head.sha, pr.base, deliveryId, "check_run");
+  if (pr !== undefined) return resolve(event, pr.number, deliveryId, "check_run");
   // Fork PRs come without `pull_requests`; our check runs carry the review job id as external_id.
   const fromExternalId = /^review\.(\d+)\.(\d+)\./.exec(run.external_id ?? "");
   if (fromExternalId !== null && Number(fromExternalId[1]) === event.repository.id) {
@@ -100,29 +117,7 @@ function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: Delive
   return { kind: "ignore", reason: "no_pull_request" };
 }
 
-type RepositoryEvent = Pick<PullRequestEvent, "installation" | "repository">;
-
-function review(
-  event: RepositoryEvent,
-  pullNumber: number,
-  headSha: string,
-  base: { sha: string; ref: string },
-  deliveryId: string,
-  trigger: ReviewJob["trigger"],
-): DeliveryDecision {
-  const job = parsePayload(ReviewJob, {
-    installationId: event.installation.id,
-    repositoryId: event.repository.id,
-    repository: event.repository.full_name,
-    pullNumber,
-    headSha,
-    baseSha: base.sha,
-    baseRef: base.ref,
-    deliveryId,
-    trigger,
-  });
-  return { kind: "review", job };
-}
+type RepositoryEvent = Pick<IssueCommentEvent, "installation" | "repository">;
 
 function resolve(event: RepositoryEvent, pullNumber: number, deliveryId: string, trigger: ResolveTask["trigger"]): DeliveryDecision {
   const job = parsePayload(ReviewJob.pick({ installationId: true, repositoryId: true, repository: true, pullNumber: true, deliveryId: true }), {

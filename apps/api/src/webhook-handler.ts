@@ -1,9 +1,10 @@
 import type { Request, RequestHandler, Response } from "express";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import { acceptDelivery, type DeliveryQueues } from "./accept-delivery.js";
+import { acceptDelivery, type Accepted, type DeliveryQueues } from "./accept-delivery.js";
 import type { ApiMetrics } from "./api-metrics.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
+import { bodyDigest } from "./delivery-ledger.js";
 import { readRawBody } from "./read-raw-body.js";
 import { sendError } from "./send-error.js";
 import { verifySignature } from "./verify-signature.js";
@@ -19,7 +20,8 @@ export interface WebhookDeps {
   readonly logger: Logger;
 }
 
-const EVENT = /^[a-z_]{1,64}$/;
+// GitHub's event names are lower-case words joined by `_`, some with digits (`projects_v2_item`).
+const EVENT = /^[a-z0-9_]{1,64}$/;
 const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
 
 /**
@@ -52,15 +54,28 @@ export function webhookHandler(deps: WebhookDeps): RequestHandler {
         response.status(202).json(decision.kind === "ping" ? { status: "pong" } : { status: "ignored", reason });
         return;
       }
-      const accepted = await acceptDelivery(deps.queues, decision, deps.deadlineMs);
-      deps.metrics.webhooks.inc({ event, outcome: accepted.status, reason: "" });
-      const superseded = accepted.status === "accepted" ? { removed: accepted.removed, cancelled: accepted.cancelled } : {};
-      log.info({ jobId: accepted.jobId, outcome: accepted.status, ...superseded }, "webhook acknowledged");
-      response.status(202).json(accepted.status === "accepted" ? { status: "accepted", jobId: accepted.jobId } : { status: "duplicate" });
+      const accepted = await acceptDelivery(deps.queues, decision, bodyDigest(raw), deps.deadlineMs);
+      acknowledge(deps, log, event, accepted, response);
     } catch (err) {
       reject(deps, request, response, event, err);
     }
   };
+}
+
+function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Accepted, response: Response): void {
+  if (accepted.status === "replayed" || accepted.status === "stale") {
+    const reason = accepted.status === "replayed" ? "replayed" : "stale_head";
+    deps.metrics.webhooks.inc({ event, outcome: "ignored", reason });
+    // A signed body under a new delivery id is a captured delivery sent again: worth a warning.
+    if (accepted.status === "replayed") log.warn({ reason }, "webhook ignored");
+    else log.info({ reason, recordedHead: accepted.recordedHead }, "webhook ignored");
+    response.status(202).json({ status: "ignored", reason });
+    return;
+  }
+  deps.metrics.webhooks.inc({ event, outcome: accepted.status, reason: "" });
+  const superseded = accepted.status === "accepted" ? { removed: accepted.removed, cancelled: accepted.cancelled } : {};
+  log.info({ jobId: accepted.jobId, outcome: accepted.status, ...superseded }, "webhook acknowledged");
+  response.status(202).json(accepted.status === "accepted" ? { status: "accepted", jobId: accepted.jobId } : { status: "duplicate" });
 }
 
 function reject(deps: WebhookDeps, request: Request, response: Response, event: string, err: unknown): void {

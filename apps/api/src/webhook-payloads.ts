@@ -8,15 +8,19 @@ const repository = z.object({ id, full_name: z.string().max(200) });
 const user = z.object({ login: z.string().max(100), type: z.string().max(50) });
 const commitRef = z.object({ sha: z.string().max(100), ref: z.string().max(300) });
 
-/** `pull_request` events. */
+/**
+ * `pull_request` events. `updated_at` (signed with the rest, unlike the delivery id) orders the
+ * PR's heads; `default_branch` names the branch whose head's `.ai/` is trusted.
+ */
 export const PullRequestEvent = z.object({
   action: z.string().max(100),
   installation,
-  repository,
+  repository: repository.extend({ default_branch: z.string().max(255) }),
   pull_request: z.object({
     number: id,
     state: z.enum(["open", "closed"]),
     draft: z.boolean().default(false),
+    updated_at: z.string().max(100),
     user,
     head: commitRef,
     base: commitRef,
@@ -42,7 +46,7 @@ export const IssueCommentEvent = z.object({
 });
 export type IssueCommentEvent = z.infer<typeof IssueCommentEvent>;
 
-/** `check_run` events; `pull_requests` is empty for PRs from forks. */
+/** `check_run` events; `pull_requests` is empty for PRs from forks. Heads are looked up, not read here. */
 export const CheckRunEvent = z.object({
   action: z.string().max(100),
   installation,
@@ -55,8 +59,7 @@ export const CheckRunEvent = z.object({
       .array(
         z.object({
           number: id,
-          head: commitRef,
-          base: commitRef.extend({ repo: z.object({ id }) }),
+          base: z.object({ repo: z.object({ id }) }),
         }),
       )
       .max(100)

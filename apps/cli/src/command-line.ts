@@ -18,7 +18,9 @@ export const USAGE = `usage: reviewbot <command> [options]
   doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
              configured sandbox mode cannot be met
   submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
-             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue
+           [--default-branch <branch>]
+             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue;
+             --default-branch is the repository's default branch (default: --base)
   fleet    [--keep-running | --exit]
              the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
              local sink and one worker; reviews the bundled sample through the queue, prints the
@@ -46,6 +48,7 @@ const OPTIONS = {
   "repo-dir": { type: "string" },
   repository: { type: "string" },
   pull: { type: "string" },
+  "default-branch": { type: "string" },
   "keep-running": { type: "boolean" },
   exit: { type: "boolean" },
 } as const;
@@ -94,11 +97,18 @@ function fleetArgs(keepRunning: boolean | undefined, exit: boolean | undefined):
   return { keepRunning: keepRunning === true ? true : exit === true ? false : undefined };
 }
 
-function submitArgs(values: { "repo-dir"?: string; repository?: string; pull?: string; base?: string; head?: string }): SubmitArgs {
-  const { "repo-dir": repoDir, repository, pull, base, head } = values;
+function submitArgs(values: {
+  "repo-dir"?: string;
+  repository?: string;
+  pull?: string;
+  base?: string;
+  head?: string;
+  "default-branch"?: string;
+}): SubmitArgs {
+  const { "repo-dir": repoDir, repository, pull, base, head, "default-branch": defaultBranch } = values;
   if (repoDir === undefined || repository === undefined || pull === undefined || base === undefined || head === undefined) {
     throw new AppError("USAGE", "--repo-dir, --repository, --pull, --base and --head are required");
   }
   if (!/^[1-9]\d{0,8}$/.test(pull)) throw new AppError("USAGE", `--pull must be a positive number, not "${pull}"`);
-  return { repoDir, repository, pullNumber: Number(pull), base, head };
+  return { repoDir, repository, pullNumber: Number(pull), base, head, ...(defaultBranch === undefined ? {} : { defaultBranch }) };
 }

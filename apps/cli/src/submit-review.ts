@@ -14,8 +14,10 @@ export interface SubmitArgs {
   readonly repoDir: string;
   readonly repository: string;
   readonly pullNumber: number;
-  /** The base branch (the trusted side). */
+  /** The base branch (the branch the PR targets). */
   readonly base: string;
+  /** The repository's default branch, whose head's `.ai/` the worker trusts; default: `base`. */
+  readonly defaultBranch?: string;
   /** The PR head: any ref or SHA of the local repository. */
   readonly head: string;
 }
@@ -45,6 +47,10 @@ export async function submitReview(args: SubmitArgs, redisUrl: string): Promise<
     headSha: await commitOf(repo, args.head),
     baseSha: await commitOf(repo, baseRef),
     baseRef,
+    defaultBranch: (args.defaultBranch ?? baseRef).replace(/^refs\/heads\//, ""),
+    // A local submission is the newest word on its PR: it orders after everything submitted before.
+    pullUpdatedAt: new Date().toISOString(),
+    headFrom: "event",
     deliveryId: randomUUID(),
     trigger: "local",
   });

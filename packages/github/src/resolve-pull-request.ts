@@ -6,15 +6,22 @@ import { parseReviewJob, type ReviewJob } from "@reviewbot/queue/review-job";
 interface PullRequestData {
   readonly state: string;
   readonly draft?: boolean;
+  readonly updated_at: string;
   readonly head: { readonly sha: string };
-  readonly base: { readonly sha: string; readonly ref: string; readonly repo: { readonly id: number } | null };
+  readonly base: {
+    readonly sha: string;
+    readonly ref: string;
+    readonly repo: { readonly id: number; readonly default_branch: string } | null;
+  };
 }
 
 /**
- * Turns a `resolve` task (an `/review` comment names a PR only by number) into a review job:
- * looks the PR up and takes its head SHA, base SHA and base branch. Returns null when the PR is
- * closed, a draft, or gone (404) (nothing to review). A PR whose base repository is not the task's repository
- * is refused: the job would otherwise read config from, and publish to, the wrong repository.
+ * Turns a `resolve` task (an `/review` comment or a check-run re-run names a PR only by number) into
+ * a review job: looks the PR up and takes its head SHA with the PR's `updated_at` (`headFrom: "api"`:
+ * the head now, however old the delivery that asked), base SHA, base branch and the repository's
+ * default branch (whose `.ai/` the worker trusts). Returns null when the PR is closed, a draft, or
+ * gone (404) (nothing to review). A PR whose base repository is not the task's repository is
+ * refused: the job would otherwise read config from, and publish to, the wrong repository.
  */
 export async function resolvePullRequest(octokit: Octokit, task: ResolveTask): Promise<ReviewJob | null> {
   const [owner = "", repo = ""] = task.repository.split("/");
@@ -47,6 +54,9 @@ export async function resolvePullRequest(octokit: Octokit, task: ResolveTask): P
     headSha: data.head.sha,
     baseSha: data.base.sha,
     baseRef: data.base.ref,
+    defaultBranch: data.base.repo.default_branch,
+    pullUpdatedAt: data.updated_at,
+    headFrom: "api",
     deliveryId: task.deliveryId,
     trigger: task.trigger,
   });

@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { requestCancel } from "./cancel-channel.js";
 import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { PullRequestLease } from "./pull-request-lease.js";
-import { recordLatestHead } from "./pull-request-state.js";
+import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
 import { ReviewJob } from "./review-job.js";
 
@@ -14,6 +14,11 @@ export interface EnqueueOutcome {
   readonly removed: string | null;
   /** The job running for an older head of the PR, asked to cancel on whichever host runs it. */
   readonly cancelled: string | null;
+  /**
+   * Set when the job's head is older than the PR's recorded one (see recordLatestHead): the job was
+   * not enqueued (`jobId` is the id it would have had, `priority` 0) and nothing was superseded.
+   */
+  readonly stale: Extract<HeadRecord, { kind: "stale" }> | null;
 }
 
 const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
@@ -26,13 +31,16 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
 export async function enqueueReview(queue: Queue, redis: Redis, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
-  const previousJobId = await recordLatestHead(redis, job, jobId);
+  const head = await recordLatestHead(redis, job, jobId);
+  // A delayed or replayed event must not roll the PR back: an older head is neither enqueued nor supersedes.
+  if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
+  const previousJobId = head.previous;
   const priority = await sharePriority(redis, job.installationId);
   await queue.add("review", job, { ...REVIEW_JOB_OPTIONS, jobId, priority });
   await joinShare(redis, job.installationId, jobId);
   const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId);
   const cancelled = await cancelOlderRun(queue, redis, job, jobId);
-  return { jobId, priority, removed, cancelled };
+  return { jobId, priority, removed, cancelled, stale: null };
 }
 
 async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string): Promise<string | null> {

@@ -3,6 +3,7 @@ import { parseContract } from "./parse-contract.js";
 
 const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA");
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name");
 
 /** What started a review; `local` is the embedded-defaults source (no GitHub). */
 export const REVIEW_TRIGGERS = ["pull_request", "issue_comment", "check_run", "local"] as const;
@@ -24,8 +25,23 @@ export const ReviewJob = z.strictObject({
   pullNumber: id,
   headSha: sha,
   baseSha: sha,
-  /** The base branch: the trusted side, whose commit must contain `baseSha`. */
-  baseRef: z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name"),
+  /** The branch the PR targets, whose history must contain `baseSha` (the diff's side). */
+  baseRef: branch,
+  /**
+   * The repository's default branch: the trusted `.ai/` is read from its head when the job runs,
+   * never from the PR's base (a PR may target a stale branch with a weaker config).
+   */
+  defaultBranch: branch,
+  /**
+   * The PR's `updated_at` as GitHub reported it together with `headSha` (GitHub's clock): orders
+   * the events of one PR, so a delayed or replayed event cannot roll its recorded head back.
+   */
+  pullUpdatedAt: z.iso.datetime({ offset: true }),
+  /**
+   * Where `headSha` was read: a webhook payload (`event`, possibly old or replayed) or GitHub's API
+   * when the publisher looked the PR up (`api`, the PR's head at that moment).
+   */
+  headFrom: z.enum(["event", "api"]),
   deliveryId: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a GitHub delivery id"),
   trigger: z.enum(REVIEW_TRIGGERS),
 });
