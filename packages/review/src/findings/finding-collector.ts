@@ -1,6 +1,8 @@
 import { quote } from "@reviewbot/policy/config-error";
 import type { Finding, FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import { MAX_PATH_LENGTH } from "./map-path.js";
 import { resolveSeverity } from "./resolve-severity.js";
+import { MAX_FINDING_INPUT } from "./sanitise-output.js";
 
 /** The most problems one outcome lists; the rest are counted in a last note. */
 export const MAX_PROBLEMS = 50;
@@ -58,13 +60,18 @@ export function decimalOrText(text: string | undefined): unknown {
   return text !== undefined && /^\d{1,15}$/.test(text) ? Number(text) : text;
 }
 
+// Every check below costs a bounded amount whatever the lengths: a value shared by many findings
+// (one SARIF message string, one ESLint filePath) is never scanned whole once per finding.
 function checkFinding(raw: RawFinding, context: ParseContext): Finding | string {
   if (typeof raw.path !== "string" || raw.path === "") return "has no file path";
-  if (typeof raw.message !== "string" || raw.message.trim() === "") return "has no message";
+  if (raw.path.length > MAX_PATH_LENGTH) return `path is longer than ${MAX_PATH_LENGTH} characters`;
+  if (typeof raw.message !== "string") return "has no message";
+  const message = cap(raw.message);
+  if (message.trim() === "") return "has no message";
   if (raw.rule !== undefined && raw.rule !== null && typeof raw.rule !== "string") {
     return `rule is ${describe(raw.rule)}, not a string`;
   }
-  const rule = raw.rule === undefined || raw.rule === null || raw.rule === "" ? null : raw.rule;
+  const rule = raw.rule === undefined || raw.rule === null || raw.rule === "" ? null : cap(raw.rule);
   const line = position(raw.line);
   const endLine = position(raw.endLine);
   const column = position(raw.column);
@@ -80,10 +87,15 @@ function checkFinding(raw: RawFinding, context: ParseContext): Finding | string 
     endLine: start === null || end === null || end < start ? null : end,
     column: start === null ? null : (column as number | null),
     severity: resolveSeverity(context.severity, rule, raw.toolLevel, raw.fallback),
-    message: raw.message,
+    message,
     rule,
     helper: context.helper,
   };
+}
+
+// What sanitising will read anyway (see `sanitiseFinding`); a V8 slice shares the original's memory.
+function cap(text: string): string {
+  return text.length > MAX_FINDING_INPUT ? text.slice(0, MAX_FINDING_INPUT) : text;
 }
 
 // 0 is how several tools say "no line" (checkstyle's file-level errors, pylint's 0-based column

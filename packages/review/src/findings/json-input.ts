@@ -41,12 +41,22 @@ export function parseJsonDocument(text: string): JsonDocument {
 }
 
 /**
+ * `text` without a leading UTF-8 byte-order mark (U+FEFF), which .NET and PowerShell tools write
+ * by default and `JSON.parse` refuses (issue 11: a whole SARIF log read as "not valid JSON").
+ */
+export function stripByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
  * The JSON document a helper printed, or `undefined` when there is nothing to read: empty output
- * (a clean run of some tools) or invalid JSON, which is noted on `collector`.
+ * (a clean run of some tools) or invalid JSON, which is noted on `collector`. A byte-order mark
+ * is skipped.
  */
 export function readJsonOutput(output: string, collector: Pick<FindingCollector, "problem">): unknown {
-  if (output.trim() === "") return undefined;
-  const document = parseJsonDocument(output);
+  const text = stripByteOrderMark(output);
+  if (text.trim() === "") return undefined;
+  const document = parseJsonDocument(text);
   if (!document.ok) collector.problem(document.problem);
   return document.ok ? document.value : undefined;
 }

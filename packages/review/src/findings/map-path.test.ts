@@ -1,6 +1,8 @@
 import { quote } from "@reviewbot/policy/config-error";
 import { describe, expect, it } from "vitest";
-import { mapFindingPath } from "./map-path.js";
+import { repeatTo } from "./fixtures/hostile-output.js";
+import { growthRatio } from "./fixtures/time-ratio.js";
+import { mapFindingPath, MAX_PATH_LENGTH } from "./map-path.js";
 
 const root = { mountPoint: "/work", cwd: "." };
 
@@ -46,4 +48,32 @@ describe("mapFindingPath", () => {
   ])("refuses %j (%j): %s", (path, mapping, reason) => {
     expect(mapFindingPath(path, mapping)).toEqual({ path: null, problem: `path ${quote(path)} ${reason}` });
   });
+});
+
+describe("mapFindingPath limits", () => {
+  it.each([
+    ["a".repeat(MAX_PATH_LENGTH + 1), `is longer than ${MAX_PATH_LENGTH} characters`],
+    ["lone\ud800surrogate.py", "is not valid Unicode (a lone surrogate)"],
+  ])("refuses %#", (path, reason) => {
+    expect(mapFindingPath(path, root).problem).toBe(`path ${quote(path)} ${reason}`);
+  });
+
+  it("keeps a valid surrogate pair", () => {
+    expect(mapFindingPath("emoji-😀.py", root)).toEqual({ path: "emoji-😀.py", problem: null });
+  });
+
+  it("returns the same result for the same path mapped twice in a row", () => {
+    const path = `/work/${"d/".repeat(1000)}a.ts`;
+    expect(mapFindingPath(path, root)).toBe(mapFindingPath(path, root));
+    expect(mapFindingPath(path, { mountPoint: "/work", cwd: "x" })).toEqual(mapFindingPath(path, root));
+  });
+
+  // Distinct paths of many `..` and empty segments, and paths just under the cap.
+  const paths = (size: number) => repeatTo(size, 13, "\n", (index, random) =>
+    random() < 0.5 ? `/work/${"a/../".repeat(1 + (index % 400))}${index}.py` : `${"x/".repeat(2000)}${index}`);
+
+  it("maps distinct hostile paths in linear time (4× the input, at most 6× the time)", () => {
+    const run = (text: string) => text.split("\n").map((path) => mapFindingPath(path, root));
+    expect(growthRatio(run, paths, 500_000)).toBeLessThanOrEqual(6);
+  }, 20_000);
 });

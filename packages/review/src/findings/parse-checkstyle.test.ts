@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { hostileMessage, LONG_PATH, readOutput, repeatTo } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio } from "./fixtures/time-ratio.js";
 import { parseCheckstyle } from "./parse-checkstyle.js";
 
 const context = { helper: "checkstyle" };
@@ -76,5 +78,31 @@ describe("parseCheckstyle on pathological input", () => {
   ])("reads %s in linear time", (_name, output) => {
     parseCheckstyle(output, context);
     // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
+  }, 20_000);
+});
+
+describe("parseCheckstyle under hostile output", () => {
+  const escape = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll('"', "&quot;").replaceAll("\u001b", "&#27;");
+  // One file with a long name and errors whose attributes hold whitespace runs, entities and
+  // wide gaps between attributes; then unterminated entity-like runs and tags the scanner refuses.
+  const hostile = (size: number) =>
+    `<?xml version="1.0"?>\n<checkstyle><file name="${LONG_PATH}">${repeatTo(size, 11, "\n", (index) =>
+      `<error${" ".repeat(index % 50)} line="${index + 1}"\tseverity="error" message="${escape(hostileMessage(index, 60))}" source="s"/>`)}</file></checkstyle>`;
+  const benign = (size: number) => {
+    const files = /<file[\s\S]*<\/file>/.exec(readFixture("checkstyle.xml"))?.[0] ?? "";
+    return `<checkstyle>${repeatTo(size, 12, "\n", () => files)}</checkstyle>`;
+  };
+
+  it("reads output that starts with a byte-order mark", () => {
+    expect(parseCheckstyle(`\ufeff${readFixture("checkstyle.xml")}`, context)).toEqual(parseCheckstyle(readFixture("checkstyle.xml"), context));
+  });
+
+  it.each([
+    ["hostile", hostile, 250_000],
+    ["benign", benign, 500_000],
+    ["an unterminated entity run", (size: number) => `<checkstyle><file name="a"><error message="${"&a".repeat(size / 2)}`, 1_000_000],
+    ["a tag of blanks", (size: number) => `<checkstyle><file name="a"><error${" ".repeat(size)}`, 2_000_000],
+  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("checkstyle", output), make, size)).toBeLessThanOrEqual(6);
   }, 20_000);
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio, randomText } from "./fixtures/time-ratio.js";
 import { parseErrorformat } from "./parse-errorformat.js";
 
 const context = { helper: "lint" };
@@ -40,6 +41,63 @@ describe("parseErrorformat on real tool output", () => {
       { path: "app.ts", line: 1, endLine: null, column: 7, severity: "error", message: "Type 'string' is not assignable to type 'number'.", rule: "TS2322", helper: "lint" },
       { path: "app.ts", line: 2, endLine: null, column: 40, severity: "error", message: "Type 'string' is not assignable to type 'number'.", rule: "TS2322", helper: "lint" },
     ]);
+  });
+});
+
+describe("parseErrorformat on the ` --> ` form (rustc, clippy, Ruff's full output)", () => {
+  it("reads Ruff's full output (its default since 0.12), snippets and help lines skipped", () => {
+    const outcome = parseErrorformat(readFixture("ruff-full.txt"), context);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings).toEqual([
+      { path: "input.py", line: 1, endLine: null, column: 8, severity: "warning", message: "`os` imported but unused", rule: "F401", helper: "lint" },
+      { path: "input.py", line: 2, endLine: null, column: 5, severity: "warning", message: "Undefined name `y`", rule: "F821", helper: "lint" },
+      {
+        path: "input.py", line: 3, endLine: null, column: 1, severity: "warning",
+        message: "Cannot use `match` statement on Python 3.9 (syntax was added in Python 3.10)", rule: "invalid-syntax", helper: "lint",
+      },
+    ]);
+  });
+
+  it("reads rustc's errors with their codes, and not its summary lines", () => {
+    const outcome = parseErrorformat(readFixture("rustc.txt"), context);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings).toEqual([
+      { path: "err.rs", line: 3, endLine: null, column: 20, severity: "error", message: "cannot find value `undefined_name` in this scope", rule: "E0425", helper: "lint" },
+      { path: "err.rs", line: 2, endLine: null, column: 18, severity: "error", message: "mismatched types", rule: "E0308", helper: "lint" },
+    ]);
+  });
+
+  it("reads clippy's warnings with the lint its note names, skipping a sub-diagnostic's location", () => {
+    const outcome = parseErrorformat(readFixture("clippy.txt"), context);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings.map(({ path, line, column, severity, rule, message }) => ({ path, line, column, severity, rule, message }))).toEqual([
+      { path: "src/main.rs", line: 2, column: 9, severity: "warning", rule: "unused_variables", message: "unused variable: `unused`" },
+      { path: "src/main.rs", line: 4, column: 15, severity: "warning", rule: "clippy::if_same_then_else", message: "this `if` has identical blocks" },
+      { path: "src/main.rs", line: 10, column: 8, severity: "warning", rule: "clippy::len_zero", message: "length comparison to zero" },
+    ]);
+  });
+
+  it.each([
+    ["error[E0425]: x\n --> C:/src/a b.rs:3:20\n", { path: "C:/src/a b.rs", line: 3, column: 20, rule: "E0425", severity: "error" }],
+    ["note: a note\n   --> a.rs:7\n", { path: "a.rs", line: 7, column: null, severity: "notice" }],
+    ["help: try this\n --> a.rs:1:1", { severity: "notice", message: "try this" }],
+    ["E501 Line too long (100 > 88)\n --> a.py:1:89\n", { rule: "E501", message: "Line too long (100 > 88)" }],
+    ["a plain header\n --> a.py:2:1\n", { rule: null, message: "a plain header" }],
+    ["a.py:1:8: F401 [*] `os` imported but unused", { rule: "F401", message: "`os` imported but unused" }],
+  ])("reads %j", (output, expected) => {
+    const outcome = parseErrorformat(output, context);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings).toHaveLength(1);
+    expect(outcome.findings[0]).toMatchObject(expected);
+  });
+
+  it("takes no location from a source snippet, even one that reads like a location", () => {
+    const output = 'a.py:1:1: F401 x\n  |\n1 | s = "b.py:9: fake"\n  |\n';
+    expect(parseErrorformat(output, context).findings.map((finding) => finding.path)).toEqual(["a.py"]);
+  });
+
+  it("reads output that starts with a byte-order mark", () => {
+    expect(parseErrorformat(`\ufeff${readFixture("flake8.txt")}`, context)).toEqual(parseErrorformat(readFixture("flake8.txt"), context));
   });
 });
 
@@ -109,4 +167,41 @@ describe("parseErrorformat on pathological lines", () => {
     parseErrorformat(line, context);
     // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
   }, 20_000);
+});
+
+describe("parseErrorformat time", () => {
+  // Long lines built to make a backtracking pattern rescan them, and seeded noise of the
+  // characters the scanners look for; benign output is real tools' lines over and over.
+  const hostile = (size: number) => {
+    const part = Math.floor(size / 12);
+    return [
+      `a.py:1:${" ".repeat(part)}\u2028`,
+      `a.py:1: error: x${" ".repeat(part)}y`,
+      `a.py:1: error: x${" ".repeat(part)}[${"a".repeat(part)}]`,
+      `a.py:${"1".repeat(part)}x`,
+      ":1".repeat(part / 2),
+      `${"a".repeat(part)}(1,`,
+      ` --> ${":".repeat(part)}`,
+      ` --> a:${"1".repeat(part)}`,
+      `a.py:1: [C0114(${"x".repeat(part)}`,
+      `1 ${"|".repeat(part)}`,
+      randomText(11, 2 * part, [" ", "\t", ":", "1", "a", "[", "]", "(", ",", " --> ", "error: ", "E501 ", "\u2028", "\n"]),
+    ].join("\n");
+  };
+  const benign = (size: number) =>
+    randomText(12, size, [
+      `${readFixture("flake8.txt")}\n`,
+      `${readFixture("pylint.txt")}\n`,
+      `${readFixture("ruff-full.txt")}\n`,
+      `${readFixture("clippy.txt")}\n`,
+      `${readFixture("tsc.txt")}\n`,
+    ]);
+
+  // Sizes at which one run takes tens of milliseconds.
+  it.each([
+    ["hostile", hostile, 4_000_000],
+    ["benign", benign, 2_000_000],
+  ])("grows linearly on %s output (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => parseErrorformat(output, context), make, size)).toBeLessThanOrEqual(6);
+  });
 });

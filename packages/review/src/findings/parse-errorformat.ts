@@ -1,77 +1,68 @@
-import { createFindingCollector, decimalOrText } from "./finding-collector.js";
+import { createFindingCollector, decimalOrText, type FindingCollector } from "./finding-collector.js";
 import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
-
-// `file:line[:col]: message`, the shape of Vim's and reviewdog's `%f:%l:%c: %m`. The file name
-// holds no colon, so a message containing `12:3:` cannot move the split.
-const LOCATED = /^(?<file>[^:]+):(?<line>\d+)(?::(?<column>\d+))?:\s*(?<rest>.*)$/;
-// tsc's own form, `file(line,col): error TS2322: message` (tsc --pretty false).
-const TSC = /^(?<file>[^(]+)\((?<line>\d+),(?<column>\d+)\): (?<level>error|warning) (?<code>TS\d+): (?<rest>.*)$/;
-
-interface MessageShape {
-  readonly pattern: RegExp;
-  /** The tool's level name for the matched groups, or null when the shape carries none. */
-  readonly level: (groups: Readonly<Record<string, string>>) => string | null;
-  /** Whether the message may end in mypy's `  [code]`. */
-  readonly trailingCode?: boolean;
-}
-
-// Pylint's message categories (https://pylint.readthedocs.io/en/stable/user_guide/messages/).
-const PYLINT_CATEGORIES: Readonly<Record<string, string>> = {
-  C: "convention", R: "refactor", W: "warning", E: "error", F: "fatal", I: "info",
-};
-
-// Tried in order on the text after `file:line[:col]:`; the first match wins.
-const SHAPES: readonly MessageShape[] = [
-  // pylint --output-format=text: `C0114: Missing module docstring (missing-module-docstring)`
-  { pattern: /^(?<code>[CRWEFI]\d{4}): (?<message>.+)$/, level: (g) => PYLINT_CATEGORIES[g.code?.[0] ?? ""] ?? null },
-  // pylint --output-format=parseable: `[C0114(missing-module-docstring), ] Missing module docstring`
-  { pattern: /^\[(?<code>[CRWEFI]\d{4})\([^)]*\), [^\]]*\] (?<message>.+)$/, level: (g) => PYLINT_CATEGORIES[g.code?.[0] ?? ""] ?? null },
-  // gcc, clang, mypy: `error: message  [code]`, `warning: message`, `note: message`
-  { pattern: /^(?<level>error|warning|note): (?<message>.+)$/, level: (g) => g.level ?? null, trailingCode: true },
-  // flake8 and its plugins, pycodestyle, ruff's concise output: `E501 line too long (88 > 79 characters)`
-  { pattern: /^(?<code>[A-Z]{1,4}\d{1,4}) (?<message>.+)$/, level: () => null },
-];
+import { stripByteOrderMark } from "./json-input.js";
+import { isSnippetLine, readArrowHeader, readArrowLocation, readLintNote, type ArrowLocation } from "./read-arrow-diagnostic.js";
+import { readLocation, type LineLocation } from "./read-location.js";
+import { readMessage, type ShapedMessage } from "./read-message.js";
 
 const FALLBACKS: Readonly<Record<string, FindingSeverity>> = {
-  error: "error", fatal: "error", warning: "warning", note: "notice",
+  error: "error", fatal: "error", warning: "warning", note: "notice", help: "notice",
   convention: "notice", refactor: "notice", info: "notice",
 };
 
+/** A ` --> ` diagnostic read up to its location; its rule may still come from a later note. */
+interface OpenDiagnostic {
+  readonly location: ArrowLocation;
+  readonly message: ShapedMessage;
+  /** The 1-based line of its location, for problems. */
+  readonly line: number;
+  lint: string | null;
+}
+
 /**
  * Parses `file:line[:col]: message` lines (reviewdog's `%f:%l:%c: %m`), recognising the rule and
- * level where the message has a known shape: flake8's `CODE message`, pylint's `CODE: message`
- * and parseable `[CODE(symbol), obj] message`, `error:`/`warning:`/`note:` prefixes (gcc, mypy
- * with its `[code]` suffix), and tsc's `file(line,col): error TSnnnn: message`. Levels map as
- * error/fatal → error, warning → warning, note/convention/refactor/info → notice; a line with
- * no level is a warning. Other lines (headers, scores, blank lines) are skipped as reviewdog
- * does; only output where no line matched at all is noted as a problem. Columns are taken as
- * printed: pylint's are 0-based, so its whole-line column 0 reads as "no column".
+ * level where the message has a known shape (see `readMessage`: flake8, Ruff's concise output,
+ * pylint, gcc, mypy) and tsc's `file(line,col): error TSnnnn: message`. Also reads the
+ * two-line form of rustc, clippy and Ruff's default `full` output: a header (`error[E0425]:
+ * message`, `F401 [*] message`) above ` --> file:line:col`, with the lint named by a later
+ * `= note: #[warn(lint)]` as the rule; the source snippets under it are skipped, and so are the
+ * locations of sub-diagnostics (`note: same as this`) inside one diagnostic. Levels map as
+ * error/fatal → error, warning → warning, note/help/convention/refactor/info → notice; a line
+ * with no level is a warning. Other lines (headers, scores, blank lines) are skipped as
+ * reviewdog does; only output where no line matched at all is noted as a problem. Columns are
+ * taken as printed: pylint's are 0-based, so its whole-line column 0 reads as "no column".
  */
 export function parseErrorformat(output: string, context: ParseContext): ParseOutcome {
   const collector = createFindingCollector(context);
+  const lines = stripByteOrderMark(output).split("\n");
   let unmatched = 0;
-  output.split("\n").forEach((rawLine, index) => {
-    const line = rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine;
-    const groups = (TSC.exec(line) ?? LOCATED.exec(line))?.groups;
-    if (groups === undefined) {
-      if (line.trim() !== "") unmatched += 1;
-      return;
+  let open: OpenDiagnostic | null = null;
+  let arrow = readArrowLocation(withoutCr(lines[0] ?? ""));
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = withoutCr(lines[index] ?? "");
+    // The next line's arrow is read once, here, and is the current one on the next turn.
+    const current = arrow;
+    arrow = index + 1 < lines.length ? readArrowLocation(withoutCr(lines[index + 1] ?? "")) : null;
+    if (current !== null) {
+      // A second location inside one diagnostic belongs to a sub-diagnostic (clippy's `note: same as this`).
+      open ??= { location: current, message: readArrowHeader(withoutCr(lines[index - 1] ?? "")), line: index + 1, lint: null };
+    } else if (line.trim() === "") {
+      if (open !== null) addArrowDiagnostic(collector, open);
+      open = null;
+    } else if (open !== null) {
+      open.lint ??= readLintNote(line);
+    } else {
+      // A header above a ` --> ` line is read with it; a snippet's code is not the tool's.
+      const location = arrow === null && !isSnippetLine(line) ? readLocation(line) : null;
+      if (location === null) {
+        unmatched += 1;
+        continue;
+      }
+      const message = readMessage(location.rest);
+      add(collector, location, message, { code: location.code ?? message.code, level: location.level ?? message.level }, index + 1);
     }
-    const message = readMessage(groups.rest ?? "");
-    const level = groups.level ?? message.level;
-    collector.add(
-      {
-        path: groups.file,
-        line: decimalOrText(groups.line),
-        column: decimalOrText(groups.column),
-        message: message.text,
-        rule: groups.code ?? message.code,
-        toolLevel: level,
-        fallback: (level !== null ? FALLBACKS[level] : undefined) ?? "warning",
-      },
-      `line ${index + 1}`,
-    );
-  });
+  }
+  if (open !== null) addArrowDiagnostic(collector, open);
   const outcome = collector.outcome();
   if (outcome.findings.length === 0 && unmatched > 0) {
     return { findings: [], problems: [...outcome.problems, `no line of the output has the form file:line[:col]: message (${unmatched} lines)`] };
@@ -79,23 +70,31 @@ export function parseErrorformat(output: string, context: ParseContext): ParseOu
   return outcome;
 }
 
-function readMessage(rest: string): { text: string; code: string | null; level: string | null } {
-  for (const shape of SHAPES) {
-    const groups = shape.pattern.exec(rest)?.groups;
-    if (groups === undefined) continue;
-    const text = groups.message ?? rest;
-    const split = shape.trailingCode === true ? splitTrailingCode(text) : null;
-    return { text: split?.text ?? text, code: groups.code ?? split?.code ?? null, level: shape.level(groups) };
-  }
-  return { text: rest, code: null, level: null };
+function withoutCr(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
-// mypy's `message  [code]` suffix, found by index rather than by a regex: `.+?\s+\[…\]$`
-// backtracks quadratically over a long run of spaces in untrusted output.
-function splitTrailingCode(text: string): { text: string; code: string } | null {
-  if (!text.endsWith("]")) return null;
-  const open = text.lastIndexOf("[");
-  const code = text.slice(open + 1, -1);
-  if (open < 1 || !/\s/.test(text.charAt(open - 1)) || !/^[a-z][a-z0-9-]*$/.test(code)) return null;
-  return { text: text.slice(0, open).trimEnd(), code };
+function addArrowDiagnostic(collector: FindingCollector, open: OpenDiagnostic): void {
+  add(collector, open.location, open.message, { code: open.message.code ?? open.lint, level: open.message.level }, open.line);
+}
+
+function add(
+  collector: FindingCollector,
+  location: Pick<LineLocation, "file" | "line" | "column">,
+  message: ShapedMessage,
+  { code, level }: { readonly code: string | null; readonly level: string | null },
+  line: number,
+): void {
+  collector.add(
+    {
+      path: location.file,
+      line: decimalOrText(location.line),
+      column: decimalOrText(location.column),
+      message: message.text,
+      rule: code,
+      toolLevel: level,
+      fallback: (level !== null ? FALLBACKS[level] : undefined) ?? "warning",
+    },
+    `line ${line}`,
+  );
 }

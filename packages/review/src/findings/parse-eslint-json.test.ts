@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { hostileMessage, LONG_PATH, readOutput, repeatTo } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio, retainedBytes } from "./fixtures/time-ratio.js";
 import { parseEslintJson } from "./parse-eslint-json.js";
 
 const context = { helper: "eslint" };
@@ -47,5 +49,34 @@ describe("parseEslintJson", () => {
     const outcome = parseEslintJson(output, context);
     expect(outcome.findings).toEqual([]);
     expect(outcome.problems).toEqual([problem]);
+  });
+});
+
+describe("parseEslintJson under hostile output", () => {
+  // One file result whose messages all share one long filePath, each message full of whitespace
+  // runs and escapes; and real ESLint output repeated over distinct files.
+  const messages = (path: string, size: number, text: (index: number) => string) =>
+    JSON.stringify([{ filePath: path, messages: JSON.parse(`[${repeatTo(size, 3, ",", (index) => JSON.stringify({ ruleId: "no-undef", severity: 2, message: text(index), line: index + 1, column: 1 }))}]`) as unknown }]);
+  const hostile = (size: number) => messages(LONG_PATH, size, (index) => hostileMessage(index, 60));
+  const benign = (size: number) => {
+    const files = JSON.parse(readFixture("eslint.json")) as { filePath: string }[];
+    return JSON.stringify(JSON.parse(`[${repeatTo(size, 4, ",", (index) => JSON.stringify(files.map((file) => ({ ...file, filePath: `/work/src/${index}/${file.filePath.slice(6)}` }))).slice(1, -1))}]`));
+  };
+
+  it.each([
+    ["hostile", hostile, 250_000],
+    ["benign", benign, 500_000],
+  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("eslint-json", output), make, size)).toBeLessThanOrEqual(6);
+  }, 20_000);
+
+  it("keeps one copy of a long path shared by every message of 1 MiB of output", () => {
+    const short = messages("/work/app.js", 1 << 20, () => "m");
+    const long = messages(LONG_PATH, 1 << 20, () => "m");
+    const findings = readOutput("eslint-json", long);
+    expect(findings.length).toBeGreaterThan(10_000);
+    expect(findings.every((finding) => finding.path === LONG_PATH.slice("/work/".length))).toBe(true);
+    // Copied per finding, 4 kB × 10k+ findings would hold 40 MB more than the short path does.
+    expect(retainedBytes(() => readOutput("eslint-json", long))).toBeLessThan(2 * retainedBytes(() => readOutput("eslint-json", short)) + (1 << 20));
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { hostileMessage, LONG_PATH, readOutput, repeatTo } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio } from "./fixtures/time-ratio.js";
 import { parseRdjson, parseRdjsonl } from "./parse-rdjson.js";
 
 const context = { helper: "rd" };
@@ -58,4 +60,26 @@ describe("parseRdjsonl", () => {
     expect(outcome.findings).toHaveLength(2);
     expect(outcome.problems).toEqual([expect.stringMatching(/^line 2: output is not valid JSON \(/)]);
   });
+});
+
+describe("parseRdjson under hostile output", () => {
+  const diagnostic = (path: string, message: string, line: number) =>
+    JSON.stringify({ message, location: { path, range: { start: { line, column: 1 } } }, severity: "ERROR", code: { value: "x" } });
+  const hostile = (size: number) => repeatTo(size, 9, "\n", (index) => diagnostic(LONG_PATH, hostileMessage(index, 60), index + 1));
+  const benign = (size: number) => repeatTo(size, 10, "\n", (index) => readFixture("reviewdog.rdjsonl").split("\n")[index % 3] ?? "");
+
+  it.each([
+    ["reviewdog.rdjson", parseRdjson],
+    ["reviewdog.rdjsonl", parseRdjsonl],
+  ])("reads %s behind a byte-order mark", (name, parse) => {
+    expect(parse(`\ufeff${readFixture(name)}`, context)).toEqual(parse(readFixture(name), context));
+  });
+
+  it.each([
+    ["hostile rdjsonl", hostile, "rdjsonl", 250_000],
+    ["benign rdjsonl", benign, "rdjsonl", 500_000],
+    ["hostile rdjson", (size: number) => `{"diagnostics":[${hostile(size).replaceAll("\n", ",")}]}`, "rdjson", 250_000],
+  ] as const)("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, format, size) => {
+    expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(6);
+  }, 20_000);
 });

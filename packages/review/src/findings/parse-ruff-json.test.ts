@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { hostileMessage, LONG_PATH, readOutput, repeatTo } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio } from "./fixtures/time-ratio.js";
 import { parseRuffJson } from "./parse-ruff-json.js";
 
 const context = { helper: "ruff" };
@@ -32,4 +34,25 @@ describe("parseRuffJson", () => {
   ])("reports %s", (output, problem) => {
     expect(parseRuffJson(output, context)).toEqual({ findings: [], problems: [problem] });
   });
+});
+
+describe("parseRuffJson under hostile output", () => {
+  const violation = (filename: string, message: string, row: number) =>
+    JSON.stringify({ code: "E501", filename, message, location: { row, column: 1 }, end_location: { row, column: 2 } });
+  const hostile = (size: number) => `\ufeff[${repeatTo(size, 7, ",", (index) => violation(LONG_PATH, hostileMessage(index, 60), index + 1))}]`;
+  const benign = (size: number) => {
+    const real = (JSON.parse(readFixture("ruff.json")) as unknown[]).map((entry) => JSON.stringify(entry));
+    return `[${repeatTo(size, 8, ",", (index) => real[index % real.length] ?? "")}]`;
+  };
+
+  it("reads output that starts with a byte-order mark", () => {
+    expect(parseRuffJson(`\ufeff${readFixture("ruff.json")}`, context)).toEqual(parseRuffJson(readFixture("ruff.json"), context));
+  });
+
+  it.each([
+    ["hostile", hostile, 250_000],
+    ["benign", benign, 500_000],
+  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("ruff-json", output), make, size)).toBeLessThanOrEqual(6);
+  }, 20_000);
 });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { hostileMessage, readOutput, repeatTo } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio } from "./fixtures/time-ratio.js";
 import { parseSarif } from "./parse-sarif.js";
+import { MAX_FINDING_INPUT } from "./sanitise-output.js";
 
 const context = { helper: "scan" };
 
@@ -70,4 +73,100 @@ describe("parseSarif", () => {
   ])("reports %s", (output, problem) => {
     expect(parseSarif(output, context).problems).toEqual([problem]);
   });
+});
+
+describe("parseSarif on real logs", () => {
+  it("reads a result whose text is given by message.id and arguments (SARIF Multitool)", () => {
+    const outcome = parseSarif(readFixture("sarif-multitool-message-id.sarif"), context);
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings).toEqual([
+      {
+        path: "FunctionalTestOutput.ValidateCommand/Inputs.JSON1001.SyntaxError.sarif", line: 3, endLine: null, column: 2, severity: "error",
+        message: "at \"$schema\": JSON syntax error: Invalid property identifier character: ,. Path '$schema', line 3, position 2.",
+        rule: "JSON0001", helper: "scan",
+      },
+    ]);
+  });
+
+  it("reports results located only by logical locations (FxCop), naming them", () => {
+    expect(parseSarif(readFixture("fxcop-logical-locations.sarif"), context)).toEqual({
+      findings: [],
+      problems: [
+        'runs[0].results[0]: has only a logical location "Microsoft.CodeAnalysis.Sarif", no file to annotate; not reported',
+        'runs[0].results[1]: has only a logical location "Microsoft.CodeAnalysis.Sarif.Baseline", no file to annotate; not reported',
+      ],
+    });
+  });
+
+  it.each(["sarif-multitool-message-id.sarif", "semgrep-like.sarif", "fxcop-logical-locations.sarif"])("reads %s behind a byte-order mark", (name) => {
+    expect(parseSarif(`\ufeff${readFixture(name)}`, context)).toEqual(parseSarif(readFixture(name), context));
+  });
+});
+
+describe("parseSarif messages by id", () => {
+  const rule = (messageStrings: unknown) => ({ tool: { driver: { name: "t", rules: [{ id: "R1", messageStrings }] } } });
+  const byId = (message: unknown, run: Record<string, unknown>) =>
+    parseSarif(log({ ...at("a.py"), ruleId: "R1", message }, run), context).findings[0]?.message;
+
+  it.each([
+    [{ id: "m", arguments: ["x", "y"] }, { m: { text: "{1} then {0}" } }, "y then x"],
+    [{ id: "m", arguments: ["x"] }, { m: { text: "{{0}} is {0}" } }, "{0} is x"],
+    [{ id: "m", arguments: [] }, { m: { text: "missing {0} stays" } }, "missing {0} stays"],
+    [{ id: "m", arguments: [7] }, { m: { text: "not a string {0}" } }, "not a string {0}"],
+    [{ id: "m" }, { m: { text: "stray } and { braces" } }, "stray } and { braces"],
+    [{ id: "m" }, { m: "a SARIF 2.0 draft string" }, "a SARIF 2.0 draft string"],
+    [{ text: "text wins", id: "m" }, { m: { text: "not this" } }, "text wins"],
+  ])("formats %j with %j", (message, messageStrings, expected) => {
+    expect(byId(message, rule(messageStrings))).toBe(expected);
+  });
+
+  it("falls back to the driver's globalMessageStrings", () => {
+    const run = { tool: { driver: { name: "t", globalMessageStrings: { g: { text: "global {0}" } } } } };
+    expect(byId({ id: "g", arguments: ["hit"] }, run)).toBe("global hit");
+  });
+
+  it.each([
+    [{ id: "nope" }, rule({ m: { text: "x" } })],
+    [{ id: "constructor" }, rule({})],
+    [{ id: "m" }, rule({ m: { markdown: "**only markdown**" } })],
+  ])("reports %j without a message string as having no message", (message, run) => {
+    expect(parseSarif(log({ ...at("a.py"), ruleId: "R1", message }, run), context).problems).toEqual(["runs[0].results[0]: has no message"]);
+  });
+
+  it("cuts a message whose placeholders repeat a long argument", () => {
+    const message = byId({ id: "m", arguments: ["a".repeat(100_000)] }, rule({ m: { text: "{0}".repeat(1000) } }));
+    expect(message?.length).toBeLessThanOrEqual(MAX_FINDING_INPUT);
+  });
+
+  it("reports a result with no location at all", () => {
+    expect(parseSarif(log({ message: { text: "m" } }), context).problems).toEqual(["runs[0].results[0]: has no file location; not reported"]);
+  });
+});
+
+describe("parseSarif under hostile output", () => {
+  // Every result on one file behind a long base URI, its text a long shared message string whose
+  // placeholders repeat a long argument; and semgrep-like results over distinct files.
+  const hostile = (size: number) =>
+    JSON.stringify({
+      version: "2.1.0",
+      runs: [{
+        tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: `${hostileMessage(1, 20_000)}{0}{0}{0}` } } }] } },
+        originalUriBaseIds: { ROOT: { uri: `file:///work/${"deep/".repeat(780)}` } },
+        results: JSON.parse(`[${repeatTo(size, 5, ",", (index) => JSON.stringify({
+          ruleIndex: 0, message: { id: "m", arguments: [hostileMessage(index, 40)] },
+          locations: [{ physicalLocation: { artifactLocation: { uri: "a.py", uriBaseId: "ROOT" }, region: { startLine: index + 1 } } }],
+        }))}]`) as unknown,
+      }],
+    });
+  const benign = (size: number) => {
+    const { runs } = JSON.parse(readFixture("semgrep-like.sarif")) as { runs: Record<string, unknown>[] };
+    return JSON.stringify({ version: "2.1.0", runs: JSON.parse(`[${repeatTo(size, 6, ",", () => JSON.stringify(runs[0]))}]`) as unknown });
+  };
+
+  it.each([
+    ["hostile", hostile, 100_000],
+    ["benign", benign, 500_000],
+  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("sarif", output), make, size)).toBeLessThanOrEqual(6);
+  }, 20_000);
 });

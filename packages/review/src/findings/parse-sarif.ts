@@ -2,7 +2,8 @@ import { quote } from "@reviewbot/policy/config-error";
 import { createFindingCollector, type FindingCollector } from "./finding-collector.js";
 import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
-import { sarifUriToPath } from "./sarif-uri.js";
+import { sarifMessageText } from "./sarif-message.js";
+import { sarifPathResolver, type SarifPathResolver } from "./sarif-uri.js";
 
 // SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
 const LEVELS: Readonly<Record<string, FindingSeverity>> = { error: "error", warning: "warning", note: "notice", none: "notice" };
@@ -11,13 +12,17 @@ const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
 
 /**
  * Parses a SARIF 2.1.0 log: each `runs[].results[]` becomes a finding with its `ruleId` (or the
- * id of `rule`/`ruleIndex`), `message.text`, and the first location's artifact URI and region.
+ * id of `rule`/`ruleIndex`), its message (`message.text`, or the rule's or driver's message
+ * string that `message.id` names, with its arguments; see `sarifMessageText`), and the first
+ * location's artifact URI and region.
  * The level is the result's `level`, else the rule's `defaultConfiguration.level`, else
  * `warning` (§3.27.10); `note` and `none` become `notice`. Results of kind `pass` or
  * `notApplicable` and suppressed results (an `accepted` suppression or one without a status)
  * are skipped. URIs are resolved against
  * `originalUriBaseIds` where the run defines the base; a base it does not define (such as
- * `%SRCROOT%`) is taken to be the helper's working directory.
+ * `%SRCROOT%`) is taken to be the helper's working directory. A result located only by logical
+ * locations (a namespace, a function) or by none has no file to annotate: it is reported in
+ * `problems`, naming the logical location, rather than as a finding.
  */
 export function parseSarif(output: string, context: ParseContext): ParseOutcome {
   const collector = createFindingCollector(context);
@@ -30,14 +35,22 @@ export function parseSarif(output: string, context: ParseContext): ParseOutcome 
       return;
     }
     const rules = indexRules(run);
+    const paths = sarifPathResolver(run);
     results.forEach((result: unknown, index) => {
-      readResult(collector, run, rules, result, `runs[${runIndex}].results[${index}]`);
+      readResult(collector, { run, rules, paths }, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
 }
 
-function readResult(collector: FindingCollector, run: unknown, rules: RuleIndex, result: unknown, where: string): void {
+/** What every result of one run is read with. */
+interface RunContext {
+  readonly run: unknown;
+  readonly rules: RuleIndex;
+  readonly paths: SarifPathResolver;
+}
+
+function readResult(collector: FindingCollector, { run, rules, paths }: RunContext, result: unknown, where: string): void {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -49,11 +62,16 @@ function readResult(collector: FindingCollector, run: unknown, rules: RuleIndex,
   const level = member(result, "level") ?? member(rule.descriptor, "defaultConfiguration", "level") ?? "warning";
   const toolLevel = typeof level === "string" ? level : null;
   const known = toolLevel !== null && Object.hasOwn(LEVELS, toolLevel) ? LEVELS[toolLevel] : undefined;
-  const physical = member(firstOf(member(result, "locations")), "physicalLocation");
+  const location = firstOf(member(result, "locations"));
+  const physical = member(location, "physicalLocation");
   const region = member(physical, "region");
-  const path = sarifUriToPath(run, member(physical, "artifactLocation"));
+  const path = paths(member(physical, "artifactLocation"));
   if (!path.ok) {
     collector.problem(`${where}: ${path.problem}`);
+    return;
+  }
+  if (path.path === undefined) {
+    collector.problem(`${where}: ${withoutFile(run, location)}`);
     return;
   }
   collector.add(
@@ -62,7 +80,7 @@ function readResult(collector: FindingCollector, run: unknown, rules: RuleIndex,
       line: member(region, "startLine"),
       endLine: member(region, "endLine"),
       column: member(region, "startColumn"),
-      message: member(result, "message", "text"),
+      message: sarifMessageText(member(result, "message"), rule.descriptor, run),
       rule: rule.id,
       toolLevel,
       fallback: known ?? "warning",
@@ -73,6 +91,23 @@ function readResult(collector: FindingCollector, run: unknown, rules: RuleIndex,
     const shown = typeof level === "string" ? quote(level, 20) : `of type ${typeof level}`;
     collector.problem(`${where}: level ${shown} is not a SARIF level; reported as a warning`);
   }
+}
+
+// GitHub annotates files, and the pipeline maps every finding to one: say what was left out,
+// naming the logical location (its own name, or that of the run's entry its `index` points at).
+function withoutFile(run: unknown, location: unknown): string {
+  const logical = firstOf(member(location, "logicalLocations"));
+  if (logical === undefined) return "has no file location; not reported";
+  const index = member(logical, "index");
+  const listed = member(run, "logicalLocations");
+  const entry = typeof index === "number" && Array.isArray(listed) ? (listed[index] as unknown) : undefined;
+  const name = [logical, entry].map(nameOf).find((value) => value !== undefined);
+  return `has only a logical location${name === undefined ? "" : ` ${quote(name, 80)}`}, no file to annotate; not reported`;
+}
+
+function nameOf(logical: unknown): string | undefined {
+  const name = member(logical, "fullyQualifiedName") ?? member(logical, "name");
+  return typeof name === "string" ? name : undefined;
 }
 
 // §3.35.3: a suppression whose status is `underReview` or `rejected` does not suppress.

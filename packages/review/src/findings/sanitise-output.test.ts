@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Finding } from "./finding.js";
+import { hostileMessage } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
+import { growthRatio, randomText } from "./fixtures/time-ratio.js";
 import { MAX_FINDING_TEXT, sanitiseFinding, sanitiseText } from "./sanitise-output.js";
 
 const open = { maxBytes: 1 << 20, maxLines: 10_000, secrets: [] };
@@ -137,5 +139,25 @@ describe("sanitiseText on pathological input", () => {
     const { text } = sanitiseText(input, { maxBytes: 1 << 20, maxLines: 1000, secrets: ["secret-value-123"] });
     expect(text).not.toContain("\u001b");
     // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
+  }, 20_000);
+});
+
+describe("sanitiseText and sanitiseFinding time", () => {
+  const secrets = ["secret-value-123", "another-secret-456"];
+  const finding: Finding = { path: "a.py", line: 1, endLine: null, column: null, severity: "error", message: "", rule: "R1", helper: "h" };
+  // Whitespace runs around newlines (issue 11's 8.4 s), escape sequences, surrogates, secrets' starts.
+  const hostile = (size: number) => randomText(21, size, [" ", "\t", "\n", " \n ", "\u001b[", "\u001b]8;;", "\ud800", "\u2028", "secret-val", "x"]);
+  const benign = (size: number) => randomText(22, size, [`${readFixture("flake8.txt")}\n`, `${readFixture("pylint.txt")}\n`]);
+  const text = (output: string) => sanitiseText(output, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets }).text;
+  // Many findings, each message hostile: the per-finding cost must not depend on the rest.
+  const findings = (output: string) => output.split("\n\n").map((message) => sanitiseFinding({ ...finding, message }, { secrets }));
+
+  it.each([
+    ["hostile text", text, hostile, 200_000],
+    ["benign text", text, benign, 200_000],
+    ["hostile findings", findings, (size: number) => Array.from({ length: size / 200 }, (_, index) => hostileMessage(index, 200)).join("\n\n"), 100_000],
+    ["one finding of blanks", findings, (size: number) => `a${" ".repeat(size)}\tb`, 1_000_000],
+  ] as const)("sanitises %s in linear time (4× the input, at most 6× the time)", (_name, run, make, size) => {
+    expect(growthRatio(run, make, size)).toBeLessThanOrEqual(6);
   }, 20_000);
 });
