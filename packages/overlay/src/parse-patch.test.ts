@@ -1,5 +1,7 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { PatchParser } from "./parse-patch.js";
+import { MAX_PATCH_LINE, PatchParser } from "./parse-patch.js";
 
 function parse(patch: string, chunkSize = patch.length): ReturnType<PatchParser["finish"]> {
   const parser = new PatchParser();
@@ -88,4 +90,93 @@ describe("PatchParser", () => {
     const patch = "diff --git a/img.png b/img.png\nindex 1..2 100644\nBinary files a/img.png and b/img.png differ\n";
     expect(parse(patch).size).toBe(0);
   });
+});
+
+describe("PatchParser on hostile patches", () => {
+  const header = (path: string) => `diff --git a/${path} b/${path}\n--- a/${path}\n+++ b/${path}\n`;
+
+  it("reads a PR adding one long line fed in small chunks", () => {
+    const patch = `${header("big.txt")}@@ -0,0 +1,2 @@\n+${"x".repeat(4 * MAX_PATCH_LINE)}\n+end\n`;
+    expect(parse(patch, 4096).get("big.txt")).toEqual({ added: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }] });
+  });
+
+  it("gives no path to a section whose +++ line was cut", () => {
+    const long = "d/".repeat(MAX_PATCH_LINE);
+    const patch = `diff --git a/x b/x\n--- a/x\n+++ b/${long}x\n@@ -0,0 +1 @@\n+a\n${header("kept")}@@ -0,0 +1 @@\n+b\n`;
+    expect([...parse(patch, 1000).keys()]).toEqual(["kept"]);
+  });
+
+  it("collects 200k alternating added lines without a stack overflow", () => {
+    const body = Array.from({ length: 200_000 }, (_, index) => (index % 2 === 0 ? "+a" : " c")).join("\n");
+    const added = parse(`${header("a")}@@ -1,100000 +1,200000 @@\n${body}\n`).get("a")?.added ?? [];
+    expect(added).toHaveLength(100_000);
+    expect(added.at(-1)).toEqual({ start: 199_999, end: 199_999 });
+  });
+
+  // 4N vs N, CPU time between full collections, median of 5, N grown until a run takes tens of
+  // milliseconds (as the findings parsers' growth tests).
+  const collectGarbage = (() => {
+    setFlagsFromString("--expose-gc");
+    return runInNewContext("gc") as () => void;
+  })();
+  const cpuMs = (run: () => void) => {
+    collectGarbage();
+    const start = process.cpuUsage();
+    run();
+    const { user, system } = process.cpuUsage(start);
+    return (user + system) / 1000;
+  };
+  // `job(n)` is one run on an input of size n.
+  const growth = (job: (n: number) => () => void, size: number) => {
+    // N doubles until one run takes 20 ms of CPU: shorter runs are mostly noise.
+    let n = size;
+    while (n < 64 * size && cpuMs(job(n)) < 20) n *= 2;
+    const [small, large] = [job(n), job(4 * n)];
+    for (let warmUp = 0; warmUp < 3; warmUp += 1) [small, large].forEach((run) => { run(); });
+    const median = (run: () => void) => Array.from({ length: 5 }, () => cpuMs(run)).sort((a, b) => a - b)[2] ?? 0;
+    return median(large) / Math.max(median(small), 0.01);
+  };
+  const chunked = (make: (size: number) => string, chunk: number) => (n: number) => {
+    const patch = make(n);
+    return () => void parse(patch, chunk);
+  };
+  // One added line of n characters arriving as n / chunk pushes of one shared chunk, as git's
+  // stdout does: the work is the parser's, with no giant string for the cache to miss on.
+  const streamedLine = (chunk: number) => (n: number) => {
+    const piece = "x".repeat(chunk);
+    return () => {
+      const parser = new PatchParser();
+      parser.push(`${header("big.txt")}@@ -0,0 +1 @@\n+`);
+      for (let sent = 0; sent < n; sent += chunk) parser.push(piece);
+      parser.push("\n");
+      expect(parser.finish().get("big.txt")?.added).toEqual([{ start: 1, end: 1 }]);
+    };
+  };
+  // mulberry32, seeded: content lines of random lengths, some very long, some looking like headers.
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const benign = (size: number) => {
+    const next = random(7);
+    const lines: string[] = [];
+    for (let length = 0; length < size; ) {
+      const line = `${next() < 0.5 ? "+" : " "}${"x".repeat(Math.floor(next() * 80))}`;
+      lines.push(next() < 0.02 ? "+@@ -1 +1,99 @@" : line);
+      length += line.length + 1;
+    }
+    const added = lines.filter((line) => line.startsWith("+")).length;
+    return `${header("a.txt")}@@ -1,${lines.length - added} +1,${lines.length} @@\n${lines.join("\n")}\n`;
+  };
+
+  it.each([
+    // A line of a gigabyte is fine: it is counted, never held (the old re-split took 49 s on 64 MiB).
+    ["one long added line, 64 KiB chunks", streamedLine(65_536), 256_000_000],
+    ["one long added line, 1 KiB chunks", streamedLine(1024), 1_000_000_000],
+    ["benign content, 64 KiB chunks", chunked(benign, 65_536), 8_000_000],
+  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, job, size) => {
+    expect(growth(job, size)).toBeLessThanOrEqual(6);
+  }, 30_000);
 });

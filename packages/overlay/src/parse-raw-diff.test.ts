@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { parseBinaryPaths, parseRawDiff } from "./parse-raw-diff.js";
 
@@ -26,5 +28,54 @@ describe("parseBinaryPaths", () => {
   it("finds binary files, including renamed ones", () => {
     const records = ["1\t2\ttext.txt", "-\t-\timage.png", "-\t-\t", "old.bin", "new.bin", "3\t0\t", "a", "b"];
     expect([...parseBinaryPaths(records)]).toEqual(["image.png", "new.bin"]);
+  });
+});
+
+describe("parseRawDiff and parseBinaryPaths on hostile names", () => {
+  // 4N vs N, CPU time between full collections, median of 5, N grown until a run takes tens of
+  // milliseconds (as the findings parsers' growth tests).
+  setFlagsFromString("--expose-gc");
+  const collectGarbage = runInNewContext("gc") as () => void;
+  const cpuMs = (run: () => unknown) => {
+    collectGarbage();
+    const start = process.cpuUsage();
+    run();
+    const { user, system } = process.cpuUsage(start);
+    return (user + system) / 1000;
+  };
+  const growth = (run: (records: readonly string[]) => unknown, make: (size: number) => string[], size: number) => {
+    // N doubles until one run takes 20 ms of CPU: shorter runs are mostly noise.
+    let n = size;
+    while (n < 8 * size && cpuMs(() => run(make(n))) < 20) n *= 2;
+    const [small, large] = [make(n), make(4 * n)];
+    for (let warmUp = 0; warmUp < 3; warmUp += 1) [small, large].forEach((records) => run(records));
+    const median = (records: readonly string[]) => Array.from({ length: 5 }, () => cpuMs(() => run(records))).sort((a, b) => a - b)[2] ?? 0;
+    return median(large) / Math.max(median(small), 0.01);
+  };
+  // Names full of tabs and spaces, seeded lengths; one huge name; many small records.
+  const names = (size: number) => {
+    let seed = 9;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const records: string[] = [];
+    for (let length = 0; length < size; ) {
+      const name = "\t ".repeat(Math.floor(next() * 200));
+      records.push(`:100644 100644 ${Z} ${Z} ${next() < 0.3 ? "R100" : "M"}`, name, name, `-\t-\t${name}`);
+      length += 4 * name.length + 100;
+    }
+    return records;
+  };
+  const huge = (size: number) => [`:100644 100644 ${Z} ${Z} M${" x".repeat(size / 2)}`, "\t".repeat(size), `1\t2\t${"\t".repeat(size)}`];
+
+  it.each([
+    ["raw records of tab-filled names", parseRawDiff, names, 16_000_000],
+    ["numstat records of tab-filled names", parseBinaryPaths, names, 16_000_000],
+    ["one huge raw record", parseRawDiff, huge, 16_000_000],
+    ["one huge numstat record", parseBinaryPaths, huge, 16_000_000],
+  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, run, make, size) => {
+    expect(growth(run, make, size)).toBeLessThanOrEqual(6);
+  }, 30_000);
+
+  it("reads a status after a hostile number of fields", () => {
+    expect(parseRawDiff([`:100644 100755 ${Z} ${Z} D extra fields`, "p"])).toEqual([{ status: "deleted", path: "p", previousPath: null, newMode: "100755" }]);
   });
 });

@@ -20,14 +20,15 @@ const STATUS: Readonly<Record<string, ChangeStatus>> = {
 /**
  * Parses `git diff --raw -z` records: `:<old mode> <new mode> <old sha> <new sha> <status>` then
  * one path, or two for renames and copies. Paths are NUL-separated, so spaces, newlines, leading
- * dashes and control characters in names need no unquoting.
+ * dashes and control characters in names need no unquoting. Each record is read once, by index.
  */
 export function parseRawDiff(records: readonly string[]): RawChange[] {
   const changes: RawChange[] = [];
   for (let i = 0; i < records.length; i += 1) {
     const meta = records[i] ?? "";
     if (!meta.startsWith(":")) continue;
-    const [, newMode = "", , , statusField = ""] = meta.slice(1).split(" ");
+    // Only the five fields git writes, however long a hostile record: split stops at the limit.
+    const [, newMode = "", , , statusField = ""] = meta.slice(1).split(" ", 5);
     const status = STATUS[statusField.charAt(0)] ?? "modified";
     if (status === "renamed" || status === "copied") {
       changes.push({ status, previousPath: records[i + 1] ?? "", path: records[i + 2] ?? "", newMode });
@@ -48,9 +49,10 @@ export function parseBinaryPaths(records: readonly string[]): Set<string> {
   const binary = new Set<string>();
   for (let i = 0; i < records.length; i += 1) {
     const record = records[i] ?? "";
-    const [added] = record.split("\t", 1);
+    const firstTab = record.indexOf("\t");
+    const added = firstTab === -1 ? record : record.slice(0, firstTab);
     // The path is everything after the second tab: a file name may itself contain tabs.
-    const path = record.slice(record.indexOf("\t", record.indexOf("\t") + 1) + 1);
+    const path = record.slice(record.indexOf("\t", firstTab + 1) + 1);
     let headPath = path;
     if (path === "") {
       headPath = records[i + 2] ?? "";
