@@ -63,8 +63,9 @@ const argv = z.array(text(MAX_VALUE_LENGTH));
 
 /**
  * One entry of `helpers` in `.ai/review-tools.json`: the ai-reviewer/serge keys plus ours
- * (`image`, `format`, `severity`, `args_separator`, `memory_mb`, `cpus`, `pids`). This is the
- * shape only; `resolveHelper` applies the command, install, image and limit rules.
+ * (`image`, `format`, `severity`, `args_separator`, `memory_mb`, `cpus`, `pids`). `max_args` may
+ * be 0 (serge writes `"allow_args": false, "max_args": 0`), but not with `allow_args` true. This
+ * is the shape only; `resolveHelper` applies the command, install, image and limit rules.
  */
 export const HelperSpec = z.strictObject({
   name: z.string().regex(HELPER_NAME, {
@@ -74,7 +75,8 @@ export const HelperSpec = z.strictObject({
   command: argv.max(MAX_COMMAND_ENTRIES, `has more than ${MAX_COMMAND_ENTRIES} entries`),
   cwd: text(MAX_VALUE_LENGTH).optional(),
   allow_args: z.boolean().default(false),
-  max_args: z.int().min(1).max(MAX_ARGS_CEILING).default(DEFAULT_MAX_ARGS),
+  // 0 is serge's way of saying "no arguments" beside `allow_args: false` (checked below).
+  max_args: z.int().min(0).max(MAX_ARGS_CEILING).default(DEFAULT_MAX_ARGS),
   args_separator: z.boolean().default(true),
   timeout_seconds: z.number().optional(),
   install: argv.optional(),
@@ -84,5 +86,11 @@ export const HelperSpec = z.strictObject({
   memory_mb: z.number().optional(),
   cpus: z.number().optional(),
   pids: z.number().optional(),
+}).superRefine((spec, ctx) => {
+  // Arguments allowed but none accepted is a contradiction, not a policy: say so rather than
+  // let every call be refused at run time.
+  if (spec.allow_args && spec.max_args === 0) {
+    ctx.addIssue({ code: "custom", path: ["max_args"], message: "is 0 while allow_args is true: no argument could be passed; set allow_args to false or max_args to at least 1" });
+  }
 });
 export type HelperSpec = z.infer<typeof HelperSpec>;

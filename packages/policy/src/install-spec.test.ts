@@ -52,6 +52,8 @@ const PIP_ENTRIES: readonly (readonly [string, string])[] = [
   ["--no-index", "is not an allowed pip flag"],
   ["--only-binary=:none:", "is not an allowed pip flag"],
   ["--", "is not an allowed pip flag"],
+  ["-Uq", "is not an allowed pip flag"],
+  ["--upgrade-strategy=eager", "is not an allowed pip flag"],
   ["--ignore-scripts", "is not an allowed pip flag"],
 ];
 
@@ -92,6 +94,7 @@ const NPM_ENTRIES: readonly (readonly [string, string])[] = [
   ["--omit=peer", "is not an allowed npm flag"],
   ["-q", "is not an allowed npm flag"],
   ["--no-deps", "is not an allowed npm flag"],
+  ["-U", "is not an allowed npm flag"],
 ];
 
 describe("checkInstallSpec", () => {
@@ -100,6 +103,8 @@ describe("checkInstallSpec", () => {
     [["pip3", "install", "--no-deps", "ruff"], "pip"],
     [["python3", "-m", "pip", "install", "-q", "--only-binary=:all:", "black[d]>=24,<25"], "pip"],
     [["pip", "install", "--require-hashes", "--no-cache-dir", "--disable-pip-version-check", "--no-compile", "--quiet", "a.b-c_d~=1.0", "x!=2", "y===1.0+local"], "pip"],
+    [["pip", "install", "-U", "ruff"], "pip"],
+    [["python3", "-m", "pip", "install", "--upgrade", "pip", "flake8==7.1.0"], "pip"],
     [["npm", "install", "--ignore-scripts", "prettier"], "npm"],
   ])("accepts %j unchanged", (argv, manager) => {
     expect(checkInstallSpec(argv, FIELD)).toEqual({ ok: true, value: { manager, argv } });

@@ -36,6 +36,10 @@ const ALLOWED_FLAGS: Record<PackageManager, ReadonlySet<string>> = {
     "--disable-pip-version-check",
     "--require-hashes",
     "--no-compile",
+    // Upgrade what the target already holds: it only replaces packages in our own --target
+    // directory (installPlan appends it), and installs nothing a plain install would not (issue 11).
+    "-U",
+    "--upgrade",
   ]),
   npm: new Set([
     "--no-audit",

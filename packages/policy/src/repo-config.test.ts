@@ -37,6 +37,13 @@ describe("parseRepoConfig: resolving helpers", () => {
     });
   });
 
+  it('accepts serge\'s "allow_args": false, "max_args": 0 and refuses every runtime argument', () => {
+    const config = '{"helpers": [{"name": "lint", "description": "Runs flake8", "command": ["flake8"], "allow_args": false, "max_args": 0}]}';
+    const { helpers, errors } = parseRepoConfig(config, operator);
+    expect(errors).toEqual([]);
+    expect(helpers[0]).toMatchObject({ allowArgs: false, maxArgs: 0 });
+  });
+
   it("resolves every key of ours", () => {
     const helper = {
       name: "ruff",
@@ -156,7 +163,8 @@ describe("parseRepoConfig: a bad helper is reported by field", () => {
     ["a control character in a severity key", { ...lint, severity: { "a\u0007": "error" } }, "invalid key: contains the control character U+0007"],
     ["201 severity entries", { ...lint, severity: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`R${i}`, "error"])) }, "helpers[0].severity: has more than 200 entries"],
     ["max_args above 32", { ...lint, max_args: 33 }, "helpers[0].max_args: Too big: expected number to be <=32"],
-    ["max_args of 0", { ...lint, max_args: 0 }, "helpers[0].max_args: Too small: expected number to be >=1"],
+    ["max_args of -1", { ...lint, max_args: -1 }, "helpers[0].max_args: Too small: expected number to be >=0"],
+    ["max_args of 0 with allow_args", { ...lint, allow_args: true, max_args: 0 }, "helpers[0].max_args: is 0 while allow_args is true: no argument could be passed"],
     ["allow_args as a string", { ...lint, allow_args: "yes" }, "helpers[0].allow_args: Invalid input: expected boolean, received string"],
     ["a timeout as a string", { ...lint, timeout_seconds: "60" }, "helpers[0].timeout_seconds: Invalid input: expected number, received string"],
     ["a fractional memory request", { ...lint, memory_mb: 1.5 }, "helpers[0].memory_mb: 1.5 is not a whole number"],
