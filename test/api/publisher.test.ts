@@ -24,7 +24,7 @@ let publisher: Worker;
 const report: PublishedReport = {
   engine: "bwrap",
   sandboxed: true,
-  overlay: { source: "base", failedClosed: false, ignoredPrChanges: [] },
+  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
   configErrors: [],
   helpers: [{ name: "eslint", image: "reviewbot/node", outcome: "findings", durationMs: 10, findings: 1, problems: [] }],
   findings: [{ path: "src/a.ts", line: 3, endLine: 3, column: 1, severity: "warning", message: "unused variable", rule: "no-unused-vars", helper: "eslint" }],

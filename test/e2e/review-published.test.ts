@@ -39,6 +39,8 @@ describe("a signed pull_request webhook becomes a published check run", () => {
     const batches = patches.map((call) => ((call.body as { output?: { annotations?: unknown[] } }).output?.annotations ?? []).length).filter((n) => n > 0);
     expect(batches).toEqual([50, 50, 20]);
     expect(fleet.github.calls("POST", /\/check-runs$/)).toHaveLength(1);
+    // The summary names the commit `.ai/` came from: the default branch's head (issue 10, part 6).
+    expect(run.output.summary).toContain(`\`.ai/\` from the head of \`main\`, commit \`${pull.baseSha}\`.`);
     // Everything published is sanitised: no live mention anywhere; in what GitHub renders as
     // Markdown (the review's comments), no external image either. Annotations are plain text.
     // The review with comments follows the check run.

@@ -65,7 +65,7 @@ function report(findings: PublishedFinding[], hunks: Record<string, { start: num
   return {
     engine: "bwrap",
     sandboxed: true,
-    overlay: { source: "base", failedClosed: false, ignoredPrChanges: [] },
+    overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
     configErrors: [],
     helpers: [{ name: "eslint", image: "reviewbot/eslint", outcome: "findings", durationMs: 900, findings: findings.length, problems: [] }],
     findings,

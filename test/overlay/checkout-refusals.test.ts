@@ -51,7 +51,7 @@ describe("checkouts that must be refused", () => {
     const co = await cache.checkout({ remote: upstream.dir, head: { ref: "fork" }, base: { ref: "main", sha: oldBase } });
 
     expect(co.baseSha).toBe(oldBase);
-    expect(co.overlay.baseSha).toBe(oldBase);
+    expect(co.overlay.commit).toEqual({ from: "base", ref: "main", sha: oldBase });
     await co.release();
   });
 

@@ -38,7 +38,7 @@ describe("CloneCache.checkout of an ordinary PR", () => {
     expectAiMatchesBase(upstream, "main", co.dir);
     expect(statSync(join(co.dir, ".ai/context-script")).mode & 0o111).not.toBe(0);
     expect(existsSync(join(co.dir, ".git"))).toBe(false);
-    expect(co.overlay).toMatchObject({ source: "base", failedClosed: false, baseSha: upstream.rev("main"), skipped: [] });
+    expect(co.overlay).toMatchObject({ source: "base", failedClosed: false, commit: { from: "base", ref: "main", sha: upstream.rev("main") }, skipped: [] });
     expect([...co.overlay.files].sort()).toEqual([".ai/context-script", ".ai/prompts/system.txt", ".ai/review-rules.md", ".ai/review-tools.json"]);
 
     const byPath = new Map(co.diff.files.map((file) => [file.path, file]));

@@ -120,7 +120,7 @@ describe("trusted .ai/ overlay against a hostile fork", () => {
     const co = await checkoutFork(root, upstream);
 
     expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
-    expect(co.overlay).toEqual({ source: "absent", failedClosed: false, baseSha: upstream.rev("main"), files: [], skipped: [] });
+    expect(co.overlay).toEqual({ source: "absent", failedClosed: false, commit: { from: "base", ref: "main", sha: upstream.rev("main") }, files: [], skipped: [] });
     await co.release();
   });
 

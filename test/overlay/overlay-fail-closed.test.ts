@@ -20,25 +20,25 @@ describe("applyTrustedOverlay fails closed", () => {
     return { root, upstream, co, mirror };
   }
 
-  it("removes .ai when the base is unknown (null) and says it failed closed", async () => {
+  it("removes .ai when the trusted commit is unknown (null) and says it failed closed", async () => {
     const { upstream, co, mirror } = await preparedWorktree("closed-null");
     writeFileSync(join(co.dir, ".ai", "review-tools.json"), "fork config\n");
 
     const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, null);
 
-    expect(result).toMatchObject({ source: "failed-closed", failedClosed: true, baseSha: null, files: [] });
-    expect(result.reason).toMatch(/base/);
+    expect(result).toMatchObject({ source: "failed-closed", failedClosed: true, commit: null, files: [] });
+    expect(result.reason).toMatch(/trusted commit/);
     expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
     await co.release();
   });
 
-  it("removes .ai when the base commit is not in the mirror", async () => {
+  it("removes .ai when the trusted commit is not in the mirror", async () => {
     const { upstream, co, mirror } = await preparedWorktree("closed-missing");
-    const missing = "deadbeef".repeat(5);
+    const missing = { from: "ref", ref: "refs/heads/main", sha: "deadbeef".repeat(5) } as const;
 
     const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, missing);
 
-    expect(result).toMatchObject({ source: "failed-closed", failedClosed: true, baseSha: missing, files: [] });
+    expect(result).toMatchObject({ source: "failed-closed", failedClosed: true, commit: missing, files: [] });
     expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
     await co.release();
   });
@@ -55,7 +55,8 @@ describe("applyTrustedOverlay fails closed", () => {
       await rm(join(co.dir, ".ai"), { recursive: true });
       symlinkSync(outside, join(co.dir, ".ai"));
 
-      const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, baseReadable ? co.baseSha : null);
+      const trusted = { from: "base", ref: "main", sha: co.baseSha } as const;
+      const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, baseReadable ? trusted : null);
 
       expect(result.failedClosed).toBe(!baseReadable);
       if (baseReadable) expectAiMatchesBase(upstream, "main", co.dir);

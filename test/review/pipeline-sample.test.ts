@@ -43,6 +43,7 @@ describe.each(REVIEW_ENGINES)("review pipeline on the bundled sample ($name)", (
       source: "base",
       failedClosed: false,
       reason: null,
+      commit: { from: "base", ref: "main", sha: report.base.sha },
       ignoredPrChanges: [".ai/review-tools.json", ".ai/steal.sh"],
     });
     expect(report.context).toMatchObject({ outcome: "passed", text: "This sample keeps Python in app/ and TypeScript in web/.\n" });

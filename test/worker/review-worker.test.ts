@@ -44,7 +44,8 @@ describe("review worker (local source, bwrap)", () => {
     expect(task.reviewJobId).toBe(jobId);
     const where = task.report.findings.map((f) => `${f.path}:${String(f.line)} ${f.rule ?? ""} ${f.severity}`).sort();
     expect(where).toEqual(["app/calc.py:14 E711 warning", "app/calc.py:15 F821 error", "web/greet.ts:10 no-var error", "web/greet.ts:12 no-debugger error"]);
-    expect(task.report).toMatchObject({ engine: "bwrap", sandboxed: true, overlay: { source: "base" } });
+    // `.ai/` from the head of the job's default branch (issue 10, part 6).
+    expect(task.report).toMatchObject({ engine: "bwrap", sandboxed: true, overlay: { source: "ref", commit: { from: "ref", ref: "refs/heads/main", sha: repo.baseSha } } });
     expect(task.report.helpers.map((h) => [h.name, h.outcome])).toEqual([["flake8", "findings"], ["eslint", "findings"]]);
     expect(Object.keys(task.report.hunks).sort()).toEqual(["app/calc.py", "web/greet.ts"]);
     expect(await waitForState(stand.reviews, jobId, ["completed"])).toBe("completed");

@@ -7,6 +7,8 @@ export interface CheckoutArgs {
   readonly repo: string;
   readonly base: string;
   readonly head: string;
+  /** The ref whose head's `.ai/` is trusted; without it, the base commit's. */
+  readonly configRef?: string;
   readonly format: "text" | "json";
 }
 
@@ -17,7 +19,8 @@ export interface CheckoutArgs {
  */
 export async function checkoutCommand(cache: CloneCache, args: CheckoutArgs, logger: Logger): Promise<string> {
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
-  const checkout = await cache.checkout({ remote, base: { ref: args.base }, head: { ref: args.head }, label: "cli" });
+  const config = args.configRef === undefined ? {} : { config: { ref: args.configRef } };
+  const checkout = await cache.checkout({ remote, base: { ref: args.base }, head: { ref: args.head }, ...config, label: "cli" });
   try {
     logger.info({ checkoutId: checkout.id, headSha: checkout.headSha, baseSha: checkout.baseSha }, "checkout ready");
     const summary: CheckoutSummary = {

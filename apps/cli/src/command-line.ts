@@ -8,19 +8,20 @@ import type { SubmitArgs } from "./submit-review.js";
 
 export const USAGE = `usage: reviewbot <command> [options]
 
-  review   --repo <path-or-url> --base <ref> --head <ref>
+  review   --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>]
            [--engine auto|podman|docker|bwrap|none] [--format text|json|sarif] [--output <file>]
            [--filter-mode added|diff_context|file|nofilter] [--fail-level none|notice|warning|error]
-             review the PR head against the base: helpers from the base's .ai/, each in a sandbox;
+             review the PR head against the base: helpers from the trusted .ai/ (the head of
+             --config-ref, e.g. the default branch; without it the base's), each in a sandbox;
              exit 1 when a finding reaches --fail-level (default error), 2 on errors
-  checkout --repo <path-or-url> --base <ref> --head <ref> [--format text|json]
+  checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
              fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
   doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
              configured sandbox mode cannot be met
   submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
            [--default-branch <branch>]
              enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue;
-             --default-branch is the repository's default branch (default: --base)
+             the worker takes .ai/ from the head of --default-branch (default: --base)
   fleet    [--keep-running | --exit]
              the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
              local sink and one worker; reviews the bundled sample through the queue, prints the
@@ -40,6 +41,7 @@ const OPTIONS = {
   repo: { type: "string" },
   base: { type: "string" },
   head: { type: "string" },
+  "config-ref": { type: "string" },
   format: { type: "string", default: "text" },
   engine: { type: "string" },
   output: { type: "string" },
@@ -71,13 +73,13 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   const { repo, base, head } = parsed.values;
   if (repo === undefined || base === undefined || head === undefined) throw new AppError("USAGE", "--repo, --base and --head are required");
-  if (name === "checkout") return { name, args: { repo, base, head, format: oneOf("--format", parsed.values.format, ["text", "json"]) } };
+  const configRef = parsed.values["config-ref"];
+  const sides = { repo, base, head, ...(configRef === undefined ? {} : { configRef }) };
+  if (name === "checkout") return { name, args: { ...sides, format: oneOf("--format", parsed.values.format, ["text", "json"]) } };
   return {
     name,
     args: {
-      repo,
-      base,
-      head,
+      ...sides,
       format: oneOf("--format", parsed.values.format, ["text", "json", "sarif"]),
       filterMode: oneOf<FilterMode>("--filter-mode", parsed.values["filter-mode"], FILTER_MODES),
       failLevel: oneOf<FailLevel>("--fail-level", parsed.values["fail-level"], ["none", "notice", "warning", "error"]),

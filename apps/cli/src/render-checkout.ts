@@ -23,7 +23,7 @@ export function renderCheckout(summary: CheckoutSummary, format: "text" | "json"
     `changes     ${diff.files.length} file(s) since ${diff.fromSha.slice(0, 12)}`,
     ...diff.files.map((file) => {
       const added = file.addedLines.map((r) => (r.start === r.end ? `${r.start}` : `${r.start}-${r.end}`)).join(",");
-      const note = file.path.startsWith(".ai/") ? "  (PR change ignored: .ai/ comes from the base)" : "";
+      const note = file.path.startsWith(".ai/") ? "  (PR change ignored: .ai/ comes from the trusted commit)" : "";
       return `  ${file.status.padEnd(12)} ${JSON.stringify(file.path)}${added === "" ? "" : ` added lines ${added}`}${note}`;
     }),
   ];
@@ -31,7 +31,9 @@ export function renderCheckout(summary: CheckoutSummary, format: "text" | "json"
 }
 
 function describeOverlay(overlay: OverlayResult): string {
-  if (overlay.source === "base") return `from the base commit (${overlay.files.length} file(s)); the PR's .ai/ was not used`;
-  if (overlay.source === "absent") return "none: the base commit has no .ai/";
-  return `none: failed closed (${overlay.reason ?? "base unreadable"})`;
+  const at = overlay.commit === null ? "the trusted commit" : `${overlay.commit.ref} ${overlay.commit.sha}`;
+  if (overlay.source === "ref") return `from the head of ${at} (${overlay.files.length} file(s)); the PR's .ai/ was not used`;
+  if (overlay.source === "base") return `from the base commit ${at} (${overlay.files.length} file(s)); the PR's .ai/ was not used`;
+  if (overlay.source === "absent") return `none: ${at} has no .ai/`;
+  return `none: failed closed (${overlay.reason ?? "the trusted commit is unreadable"})`;
 }

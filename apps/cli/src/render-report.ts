@@ -16,7 +16,7 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
     `engine: ${report.engine}${report.sandboxed ? "" : paint("error", " (UNSANDBOXED)")}   .ai/: ${describeOverlay(report)}`,
   ];
   if (report.overlay.ignoredPrChanges.length > 0) {
-    lines.push(paint("warning", `the PR's changes to ${report.overlay.ignoredPrChanges.join(", ")} were ignored: .ai/ comes from the base`));
+    lines.push(paint("warning", `the PR's changes to ${report.overlay.ignoredPrChanges.join(", ")} were ignored: .ai/ comes from the trusted commit`));
   }
   if (report.context !== null) lines.push(`context-script: ${report.context.outcome}, ${report.context.skipFiles.length} file(s) skipped`);
   for (const error of report.config.errors) lines.push(paint("error", `config: ${error.message}`));
@@ -43,7 +43,10 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
 }
 
 function describeOverlay(report: Report): string {
-  if (report.overlay.source === "base") return "from the base commit (the PR's .ai/ is ignored)";
-  if (report.overlay.source === "absent") return "none on the base commit";
-  return `failed closed: ${report.overlay.reason ?? "base unreadable"}`;
+  const { commit } = report.overlay;
+  const at = commit === null ? "" : ` ${commit.ref}@${commit.sha.slice(0, 12)}`;
+  if (report.overlay.source === "ref") return `from the head of${at} (the PR's .ai/ is ignored)`;
+  if (report.overlay.source === "base") return `from the base commit${at} (the PR's .ai/ is ignored)`;
+  if (report.overlay.source === "absent") return `none on${at === "" ? " the trusted commit" : at}`;
+  return `failed closed: ${report.overlay.reason ?? "the trusted commit is unreadable"}`;
 }

@@ -17,6 +17,8 @@ export interface ReviewArgs {
   readonly repo: string;
   readonly base: string;
   readonly head: string;
+  /** The ref whose head's `.ai/` is trusted (the default branch); without it, the base commit's. */
+  readonly configRef?: string;
   readonly format: ReportFormat;
   readonly filterMode: FilterMode;
   readonly failLevel: FailLevel;
@@ -25,9 +27,10 @@ export interface ReviewArgs {
 const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2, error: 3 };
 
 /**
- * `reviewbot review`: the whole pipeline on a repository treated as a remote (`--base` is the
- * trusted side). Returns the rendered report and the exit status: 1 when a finding reaches the
- * fail level, else 0.
+ * `reviewbot review`: the whole pipeline on a repository treated as a remote. `.ai/` comes from the
+ * head of `--config-ref` when given (as the fleet takes it from the default branch), else from the
+ * `--base` commit: a local repository names no default branch, and its owner trusts its own refs.
+ * Returns the rendered report and the exit status: 1 when a finding reaches the fail level, else 0.
  */
 export async function reviewCommand(
   args: ReviewArgs,
@@ -35,7 +38,14 @@ export async function reviewCommand(
 ): Promise<{ output: string; exitCode: number }> {
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(
-    { remote, base: { ref: args.base }, head: { ref: args.head }, label: "cli", filterMode: args.filterMode },
+    {
+      remote,
+      base: { ref: args.base },
+      head: { ref: args.head },
+      ...(args.configRef === undefined ? {} : { config: { ref: args.configRef } }),
+      label: "cli",
+      filterMode: args.filterMode,
+    },
     { ...deps, secrets: [], ...(process.stderr.isTTY ? { onProgress: (update: ReviewProgress) => process.stderr.write(`reviewbot: ${update.message}\n`) } : {}) },
   );
   return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };

@@ -21,6 +21,8 @@ export function createGitHubSource(broker: TokenBroker, gitUrl: string, scrubber
           remote: `${base}/${job.repository}.git`,
           head: { ref: `refs/pull/${job.pullNumber}/head`, sha: job.headSha },
           base: { ref: `refs/heads/${job.baseRef}`, sha: job.baseSha },
+          // `.ai/` from the default branch's head, never the base a PR chose (issue 10).
+          config: { ref: `refs/heads/${job.defaultBranch}` },
           credentials: { username: "x-access-token", password: token },
         },
         secrets: [token],

@@ -8,7 +8,8 @@ import type { ReviewSource, SourceCheckout } from "./review-source.js";
  * The embedded-defaults source: repository `owner/name` is the git repository at
  * `<reposDir>/owner/name`, which must stay inside `reposDir` (after symlinks). A local repository
  * has no `refs/pull/*`, so the head is fetched by the job's SHA (git serves any object over the
- * local transport) and the base by its branch, whose history must contain the job's base SHA.
+ * local transport) and the base by its branch, whose history must contain the job's base SHA;
+ * `.ai/` comes from the head of the job's default branch.
  */
 export function createLocalSource(reposDir: string): ReviewSource {
   return {
@@ -30,6 +31,7 @@ export function createLocalSource(reposDir: string): ReviewSource {
           remote: repo,
           head: { ref: job.headSha, sha: job.headSha },
           base: { ref: `refs/heads/${job.baseRef}`, sha: job.baseSha },
+          config: { ref: `refs/heads/${job.defaultBranch}` },
         },
         secrets: [],
         release: () => undefined,

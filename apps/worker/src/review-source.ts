@@ -3,7 +3,7 @@ import type { ReviewJob } from "@reviewbot/queue/review-job";
 
 /** Where one job's PR is fetched from, and with which (short-lived) credentials. */
 export interface SourceCheckout {
-  readonly request: Pick<CheckoutRequest, "remote" | "head" | "base" | "credentials">;
+  readonly request: Pick<CheckoutRequest, "remote" | "head" | "base" | "config" | "credentials">;
   /** Secret values to scrub from everything the report keeps (the job's token). */
   readonly secrets: readonly string[];
   /** Forgets the job's secrets once the job is over. Idempotent. */

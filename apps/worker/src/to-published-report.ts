@@ -15,6 +15,7 @@ export function toPublishedReport(report: Report): PublishedReport {
     overlay: {
       source: report.overlay.source,
       failedClosed: report.overlay.failedClosed,
+      commit: report.overlay.commit === null ? null : { from: report.overlay.commit.from, ref: report.overlay.commit.ref, sha: report.overlay.commit.sha },
       ignoredPrChanges: report.overlay.ignoredPrChanges.slice(0, 1000),
     },
     configErrors: report.config.errors.slice(0, 200).map((error) => cut(error.message)),

@@ -25,7 +25,7 @@ const helper = (outcome: PublishedHelper["outcome"]): PublishedHelper => ({
 const report = (patch: Partial<PublishedReport> = {}): PublishedReport => ({
   engine: "bwrap",
   sandboxed: true,
-  overlay: { source: "base", failedClosed: false, ignoredPrChanges: [] },
+  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
   configErrors: [],
   helpers: [helper("passed")],
   findings: [],
@@ -43,12 +43,12 @@ describe("decideConclusion", () => {
     ["warnings", report({ findings: [finding("warning"), finding("notice")] }), "neutral"],
     ["an error finding", report({ findings: [finding("warning"), finding("error")] }), "failure"],
     ["config error", report({ configErrors: ["bad key"] }), "failure"],
-    ["overlay failed closed", report({ overlay: { source: "failed-closed", failedClosed: true, ignoredPrChanges: [] } }), "failure"],
+    ["overlay failed closed", report({ overlay: { source: "failed-closed", failedClosed: true, commit: null, ignoredPrChanges: [] } }), "failure"],
     ["helper timed out", report({ helpers: [helper("timeout")] }), "failure"],
     ["helper OOM", report({ helpers: [helper("oom")] }), "failure"],
     ["helper output cut", report({ helpers: [helper("truncated")] }), "failure"],
     ["pipeline error", report({ errors: ["engine down"] }), "failure"],
-    ["no helpers configured", report({ helpers: [], overlay: { source: "absent", failedClosed: false, ignoredPrChanges: [] } }), "success"],
+    ["no helpers configured", report({ helpers: [], overlay: { source: "absent", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] } }), "success"],
   ])("%s → %s", (_name, input, conclusion) => {
     expect(decideConclusion(input).conclusion).toBe(conclusion);
   });
@@ -74,7 +74,7 @@ describe("renderCheckRun", () => {
           filtered: { mode: "added", dropped: 7 },
           sandboxed: false,
           engine: "none",
-          overlay: { source: "base", failedClosed: false, ignoredPrChanges: [".ai/review-tools.json"] },
+          overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [".ai/review-tools.json"] },
         }),
       },
       { headSha: SHA, maxAnnotations: 25 },

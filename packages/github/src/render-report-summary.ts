@@ -24,7 +24,7 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
     `**Findings:** ${countOf(count("error"), "error")}, ${countOf(count("warning"), "warning")}, ${countOf(count("notice"), "notice")}` +
       ` (${report.filtered.dropped} outside the diff filtered out, filter \`${report.filtered.mode}\`).`,
     `**Sandbox:** engine \`${report.engine}\`, ${report.sandboxed ? "sandboxed" : "**not sandboxed**"}.`,
-    `**Configuration:** \`.ai/\` from ${overlayWords(report.overlay.source)}` +
+    `**Configuration:** \`.ai/\` ${overlayWords(report.overlay)}` +
       (report.overlay.ignoredPrChanges.length > 0
         ? `; ${report.overlay.ignoredPrChanges.length} change(s) this PR made under \`.ai/\` were ignored.`
         : "."),
@@ -57,10 +57,27 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
   return { summary: joinWithin(summary), text: joinWithin(text) };
 }
 
-function overlayWords(source: PublishedReport["overlay"]["source"]): string {
-  if (source === "base") return "the base branch";
-  if (source === "absent") return "nowhere (the base branch has none)";
-  return "nowhere: the base could not be read, so the PR's `.ai/` was removed (failed closed)";
+/**
+ * Where `.ai/` came from, naming the commit. The ref and SHA go into code spans unescaped: the
+ * report's schema allows only ref characters and hex there, so they can carry no Markdown.
+ */
+function overlayWords(overlay: PublishedReport["overlay"]): string {
+  const { commit } = overlay;
+  const at = commit === null ? "the trusted commit" : `${refWords(commit)}, commit \`${commit.sha}\`,`;
+  switch (overlay.source) {
+    case "ref":
+    case "base":
+      return `from ${at.replace(/,$/, "")}`;
+    case "absent":
+      return `nowhere: ${at} has none`;
+    case "failed-closed":
+      return `nowhere: ${at} could not be read, so the PR's \`.ai/\` was removed (failed closed)`;
+  }
+}
+
+function refWords(commit: NonNullable<PublishedReport["overlay"]["commit"]>): string {
+  const branch = commit.ref.replace(/^refs\/heads\//, "");
+  return commit.from === "ref" ? `the head of \`${branch}\`` : `the PR's base on \`${branch}\``;
 }
 
 /** Joins lines while they fit, then says how many lines were left out. */

@@ -17,7 +17,7 @@ const finding = (line: number | null, endLine: number | null = null, extra: Part
 const report = (findings: PublishedFinding[]): PublishedReport => ({
   engine: "bwrap",
   sandboxed: true,
-  overlay: { source: "base", failedClosed: false, ignoredPrChanges: [] },
+  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
   configErrors: [],
   helpers: [],
   findings,

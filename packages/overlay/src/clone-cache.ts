@@ -17,7 +17,7 @@ import { computePullDiff, type PullDiff } from "./pull-diff.js";
 import { deleteRefs, jobRefPrefix } from "./job-refs.js";
 import { runGit, type GitContext } from "./run-git.js";
 import { assertTreeWithinLimits } from "./tree-guard.js";
-import { applyTrustedOverlay, type OverlayResult } from "./trusted-overlay.js";
+import { applyTrustedOverlay, type ConfigCommit, type OverlayResult } from "./trusted-overlay.js";
 
 export interface CloneCacheOptions {
   /** Directory owned by the worker; shared safely by every worker process on the host. */
@@ -34,6 +34,12 @@ export interface CheckoutRequest {
   readonly remote: string;
   readonly head: RefRequest;
   readonly base: RefRequest;
+  /**
+   * The ref whose head commit's `.ai/` is trusted: the repository's default branch (the worker
+   * always sends it). Without it `.ai/` comes from the base commit, which is only right when the
+   * caller trusts the base (the CLI reviewing refs of its own repository).
+   */
+  readonly config?: RefRequest;
   readonly credentials?: GitCredentials;
   /** Shown in directory names for operators (a job id); sanitised, never trusted as a path. */
   readonly label?: string;
@@ -41,7 +47,7 @@ export interface CheckoutRequest {
 
 export interface Checkout {
   readonly id: string;
-  /** The work tree: PR head files with the base commit's `.ai/`; contains no `.git`. */
+  /** The work tree: PR head files with the trusted commit's `.ai/`; contains no `.git`. */
   readonly dir: string;
   readonly headSha: string;
   readonly baseSha: string;
@@ -94,6 +100,7 @@ export class CloneCache {
     const remote = normaliseRemote(request.remote, this.#options.allowedProtocols);
     const head = validateRef("head", request.head);
     const base = validateRef("base", request.base);
+    const config = request.config === undefined ? undefined : validateRef("config", request.config);
     const id = `${(request.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID()}`;
     const jobDir = this.#path("jobs", id);
     const mirror = this.#path("mirrors", `${createHash("sha256").update(remote).digest("hex").slice(0, 32)}.git`);
@@ -114,15 +121,22 @@ export class CloneCache {
       const fetched = await this.#withMirror(mirror, async () => {
         await this.#ensureMirror(mirror);
         const askpassPath = this.#path("askpass");
-        const fetchRequest = { remote, head, base, askpassPath, refPrefix };
+        const fetchRequest = { remote, head, base, askpassPath, refPrefix, ...(config === undefined ? {} : { config }) };
         return fetchPull(this.#context, mirror, request.credentials === undefined ? fetchRequest : { ...fetchRequest, credentials: request.credentials });
       });
       await assertTreeWithinLimits(this.#context, mirror, fetched.headSha, this.#options.limits);
       const dir = join(jobDir, "tree");
       await materialiseWorktree(this.#context, mirror, fetched.headSha, dir, join(jobDir, "index"));
-      const overlay = await applyTrustedOverlay(this.#context, mirror, dir, fetched.baseSha);
+      // Asked for a config ref and did not get its commit: fail closed, never fall back to the base.
+      const trusted: ConfigCommit | null =
+        config === undefined
+          ? { from: "base", ref: base.ref, sha: fetched.baseSha }
+          : fetched.configSha === null
+            ? null
+            : { from: "ref", ref: config.ref, sha: fetched.configSha };
+      const overlay = await applyTrustedOverlay(this.#context, mirror, dir, trusted);
       const diff = await computePullDiff(this.#context, mirror, fetched.baseSha, fetched.headSha);
-      return { id, dir, ...fetched, overlay, diff, release };
+      return { id, dir, headSha: fetched.headSha, baseSha: fetched.baseSha, overlay, diff, release };
     } catch (err) {
       await release();
       throw err;

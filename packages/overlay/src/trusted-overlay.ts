@@ -4,22 +4,35 @@ import { readBlobs } from "./read-blobs.js";
 import { runGit, type GitContext } from "./run-git.js";
 import { splitNul } from "./nul-records.js";
 
-export type OverlaySource = "base" | "absent" | "failed-closed";
+/**
+ * `ref`: `.ai/` is the head commit's of the config ref (the repository's default branch); `base`:
+ * the PR's base commit's (the CLI without a config ref); `absent`: that commit has none, so there is
+ * none; `failed-closed`: it could not be read, so there is none either.
+ */
+export type OverlaySource = "ref" | "base" | "absent" | "failed-closed";
+
+/** The commit whose `.ai/` is trusted, and how it was chosen: the head of a config ref, or the base. */
+export interface ConfigCommit {
+  readonly from: "ref" | "base";
+  /** The config ref, or the base ref, as requested (`refs/heads/main`, `main`). */
+  readonly ref: string;
+  readonly sha: string;
+}
 
 export interface OverlayResult {
-  /** `base`: .ai/ is the base commit's; `absent`: the base has none, so there is none. */
   readonly source: OverlaySource;
   readonly failedClosed: boolean;
-  readonly baseSha: string | null;
+  /** The commit `.ai/` was read from (or failed to be); null when none could be fetched. */
+  readonly commit: ConfigCommit | null;
   /** Files written under .ai/, as repository paths. */
   readonly files: readonly string[];
-  /** Base entries not materialised (gitlinks, symlinks leaving .ai/), with the reason. */
+  /** Trusted entries not materialised (gitlinks, symlinks leaving .ai/), with the reason. */
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
   readonly reason?: string;
 }
 
 const AI_DIR = ".ai";
-/** The trusted config is small; a base .ai/ past these sizes is refused rather than written. */
+/** The trusted config is small; a trusted .ai/ past these sizes is refused rather than written. */
 const MAX_AI_FILES = 1000;
 const MAX_AI_BYTES = 16 * 1024 * 1024;
 
@@ -31,43 +44,44 @@ interface TreeEntry {
 }
 
 /**
- * Makes `<worktree>/.ai` exactly the base commit's `.ai/` (layer 1 of the design). Whatever the PR
- * left there (files, a symlink, a gitlink) is removed without following links; the base's entries
+ * Makes `<worktree>/.ai` exactly the trusted commit's `.ai/` (layer 1 of the design): the default
+ * branch's head, never the PR's base, which may be a stale branch with a weaker config. Whatever the
+ * PR left there (files, a symlink, a gitlink) is removed without following links; the trusted entries
  * are then written from raw blob bytes, so no `.gitattributes` of the PR can filter them. When the
- * base cannot be read, `.ai/` stays removed and the result says the overlay failed closed.
+ * commit cannot be read, `.ai/` stays removed and the result says the overlay failed closed.
  */
 export async function applyTrustedOverlay(
   context: GitContext,
   gitDir: string,
   worktree: string,
-  baseSha: string | null,
+  commit: ConfigCommit | null,
 ): Promise<OverlayResult> {
   const target = join(worktree, AI_DIR);
   // fs.rm removes a symlink itself, never what it points to.
   await rm(target, { recursive: true, force: true });
-  if (baseSha === null) return failedClosed(null, "the base commit could not be fetched");
+  if (commit === null) return failedClosed(null, "the trusted commit could not be fetched");
   try {
-    const entries = await listBaseAi(context, gitDir, baseSha);
-    if (entries === null) return { source: "absent", failedClosed: false, baseSha, files: [], skipped: [] };
-    return await writeEntries(context, gitDir, worktree, baseSha, entries);
+    const entries = await listTrustedAi(context, gitDir, commit.sha);
+    if (entries === null) return { source: "absent", failedClosed: false, commit, files: [], skipped: [] };
+    return await writeEntries(context, gitDir, worktree, commit, entries);
   } catch (err) {
     await rm(target, { recursive: true, force: true });
-    return failedClosed(baseSha, err instanceof Error ? err.message : String(err));
+    return failedClosed(commit, err instanceof Error ? err.message : String(err));
   }
 }
 
-function failedClosed(baseSha: string | null, reason: string): OverlayResult {
-  return { source: "failed-closed", failedClosed: true, baseSha, files: [], skipped: [], reason };
+function failedClosed(commit: ConfigCommit | null, reason: string): OverlayResult {
+  return { source: "failed-closed", failedClosed: true, commit, files: [], skipped: [], reason };
 }
 
-/** Lists the base's `.ai/` recursively, or null when the base has no `.ai` directory. */
-async function listBaseAi(context: GitContext, gitDir: string, baseSha: string): Promise<TreeEntry[] | null> {
-  const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", baseSha, "--", AI_DIR]);
+/** Lists the commit's `.ai/` recursively, or null when it has no `.ai` directory. */
+async function listTrustedAi(context: GitContext, gitDir: string, sha: string): Promise<TreeEntry[] | null> {
+  const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", sha, "--", AI_DIR]);
   const aiEntry = splitNul(root.stdout).map(parseEntry).find((entry) => entry.path === AI_DIR);
   if (aiEntry?.type !== "tree") return null;
   const listing = await runGit(context, gitDir, ["ls-tree", "-r", "-z", "--end-of-options", aiEntry.sha]);
   const entries = splitNul(listing.stdout).map(parseEntry);
-  if (entries.length > MAX_AI_FILES) throw new Error(`base .ai/ has more than ${MAX_AI_FILES} entries`);
+  if (entries.length > MAX_AI_FILES) throw new Error(`the trusted .ai/ has more than ${MAX_AI_FILES} entries`);
   return entries;
 }
 
@@ -81,7 +95,7 @@ async function writeEntries(
   context: GitContext,
   gitDir: string,
   worktree: string,
-  baseSha: string,
+  commit: ConfigCommit,
   entries: readonly TreeEntry[],
 ): Promise<OverlayResult> {
   const blobs = await readBlobs(
@@ -124,7 +138,7 @@ async function writeEntries(
   }
   const escaping = await removeEscapingLinks(join(worktree, AI_DIR), files);
   skipped.push(...escaping.map((path) => ({ path, reason: "symlink resolves outside .ai/" })));
-  return { source: "base", failedClosed: false, baseSha, files: files.filter((f) => !escaping.includes(f)), skipped };
+  return { source: commit.from, failedClosed: false, commit, files: files.filter((f) => !escaping.includes(f)), skipped };
 }
 
 /**
@@ -154,7 +168,7 @@ async function removeEscapingLinks(aiDir: string, files: readonly string[]): Pro
 function assertSafeRelative(path: string): void {
   const parts = path.split("/");
   if (path.startsWith("/") || parts.some((p) => p === "" || p === "." || p === ".." || p.toLowerCase() === ".git")) {
-    throw new Error(`base .ai/ contains an unsafe path ${JSON.stringify(path)}`);
+    throw new Error(`the trusted .ai/ contains an unsafe path ${JSON.stringify(path)}`);
   }
 }
 

@@ -28,6 +28,15 @@ export type PublishedHelper = z.infer<typeof PublishedHelper>;
 
 const range = z.strictObject({ start: z.number().int().positive(), end: z.number().int().positive() });
 
+/** The commit the trusted `.ai/` was read from: the head of a ref (the default branch), or the base. */
+export const PublishedConfigCommit = z.strictObject({
+  from: z.enum(["ref", "base"]),
+  // A ref name only: the publisher shows it in a code span, so it must not carry Markdown or a backtick.
+  ref: z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain ref name"),
+  sha: z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/, "must be a full lowercase hex SHA"),
+});
+export type PublishedConfigCommit = z.infer<typeof PublishedConfigCommit>;
+
 /**
  * What a worker hands the publisher: everything a check run and review comments need, nothing
  * secret. `hunks` are the head-side hunk extents of each file with findings, so review comments
@@ -36,11 +45,15 @@ const range = z.strictObject({ start: z.number().int().positive(), end: z.number
 export const PublishedReport = z.strictObject({
   engine: z.enum(["podman", "docker", "bwrap", "none"]),
   sandboxed: z.boolean(),
-  overlay: z.strictObject({
-    source: z.enum(["base", "absent", "failed-closed"]),
-    failedClosed: z.boolean(),
-    ignoredPrChanges: z.array(z.string().max(4096)).max(1000),
-  }),
+  overlay: z
+    .strictObject({
+      source: z.enum(["ref", "base", "absent", "failed-closed"]),
+      failedClosed: z.boolean(),
+      commit: PublishedConfigCommit.nullable(),
+      ignoredPrChanges: z.array(z.string().max(4096)).max(1000),
+    })
+    // Only an overlay that failed before it had a commit may leave the commit unnamed.
+    .refine((overlay) => overlay.commit !== null || overlay.source === "failed-closed", { path: ["commit"], message: "must name the commit .ai/ was read from" }),
   configErrors: z.array(z.string().max(2000)).max(200),
   helpers: z.array(PublishedHelper).max(100),
   findings: z.array(PublishedFinding).max(20_000),

@@ -7,20 +7,20 @@ import { parseRepoConfig, type RepoConfig } from "@reviewbot/policy/repo-config"
 const CONFIG_PATH = ".ai/review-tools.json";
 
 /**
- * The repository's helpers, from the base commit's `.ai/review-tools.json` as the overlay wrote it
- * (never the PR's). No `.ai/` or no file: no helpers. A failed-closed overlay: no helpers and an
+ * The repository's helpers, from the trusted commit's `.ai/review-tools.json` (the default branch's
+ * head, see CheckoutRequest.config) as the overlay wrote it (never the PR's). No `.ai/` or no file: no helpers. A failed-closed overlay: no helpers and an
  * error saying why. A bad config yields the valid helpers and its errors.
  */
 export async function loadRepoConfig(checkout: Checkout, operator: OperatorPolicy): Promise<RepoConfig> {
   if (checkout.overlay.failedClosed) {
-    const reason = checkout.overlay.reason ?? "the base commit could not be read";
+    const reason = checkout.overlay.reason ?? "the trusted commit could not be read";
     return { helpers: [], errors: [{ path: CONFIG_PATH, message: `${CONFIG_PATH}: not used, the trusted overlay failed closed (${reason})` }] };
   }
   const path = join(checkout.dir, CONFIG_PATH);
   const info = await lstat(path).catch(() => null);
   if (info === null) return { helpers: [], errors: [] };
   if (!info.isFile()) {
-    return { helpers: [], errors: [{ path: CONFIG_PATH, message: `${CONFIG_PATH}: is not a regular file on the base commit` }] };
+    return { helpers: [], errors: [{ path: CONFIG_PATH, message: `${CONFIG_PATH}: is not a regular file on the trusted commit` }] };
   }
   return parseRepoConfig(await readFile(path, "utf8"), operator);
 }

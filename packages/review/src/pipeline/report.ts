@@ -1,6 +1,6 @@
 import type { ConfigError } from "@reviewbot/policy/config-error";
 import type { LineRange } from "@reviewbot/overlay/pull-diff";
-import type { OverlaySource } from "@reviewbot/overlay/trusted-overlay";
+import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-overlay";
 import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
 import type { FilterMode } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";
@@ -72,6 +72,8 @@ export interface Report {
     readonly source: OverlaySource;
     readonly failedClosed: boolean;
     readonly reason: string | null;
+    /** The commit `.ai/` came from (the default branch's head, or the base), null when none was fetched. */
+    readonly commit: ConfigCommit | null;
     /** Files the PR changed under `.ai/`: never used, shown so the attempt is visible. */
     readonly ignoredPrChanges: readonly string[];
   };

@@ -41,7 +41,7 @@ export interface ReviewDependencies {
 }
 
 /**
- * The review pipeline (data-flow steps 2–7): trusted checkout, the base's config, the context
+ * The review pipeline (data-flow steps 2–7): trusted checkout, the trusted `.ai/` config, the context
  * script and every helper each in its own sandbox (in parallel up to the operator's concurrency),
  * findings parsed, mapped to repository paths, sanitised and filtered to the PR's diff.
  */
@@ -100,6 +100,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         source: checkout.overlay.source,
         failedClosed: checkout.overlay.failedClosed,
         reason: checkout.overlay.reason ?? null,
+        commit: checkout.overlay.commit,
         ignoredPrChanges: checkout.diff.files.map((file) => file.path).filter((path) => path.startsWith(".ai/")),
       },
       context,
