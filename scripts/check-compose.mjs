@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 
 const SECRET_NAME = /(SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL|TOKEN|API_KEY)$/;
-const API_ONLY_SECRETS = ["github_app_private_key", "webhook_secret", "dashboard_password"];
+const API_ONLY_SECRETS = ["github_app_private_key", "webhook_secret", "dashboard_password", "workers", "redis_api_password"];
 
 const path = process.argv[2];
 if (path === undefined) {
@@ -71,6 +71,7 @@ if (redis !== undefined) {
   if (!/--maxmemory-policy\s+noeviction\b/.test(command)) fail("services.redis", "does not run with --maxmemory-policy noeviction");
   if (!(redis.volumes ?? []).some((volume) => String(volume).split(":")[1] === "/data")) fail("services.redis", "has no volume at /data");
   if ((redis.ports ?? []).length > 0) fail("services.redis", "publishes ports");
+  if (!/--aclfile\s+\S+/.test(command)) fail("services.redis", "runs without --aclfile (one ACL user per role)");
 }
 
 const worker = services.worker;
@@ -91,6 +92,7 @@ if (worker !== undefined) {
   for (const secret of API_ONLY_SECRETS) {
     if (secrets.includes(secret)) fail("services.worker", `holds ${secret}, which only the api may hold`);
   }
+  if (!/^rediss?:\/\/reviewbot-worker@/.test(String(environment.REDIS_URL ?? ""))) fail("services.worker", "does not connect to Redis as the reviewbot-worker user");
   const graceMs = Number(environment.REVIEWBOT_SHUTDOWN_GRACE_MS ?? 30_000);
   const stopMs = durationMs(worker.stop_grace_period ?? "10s");
   if (!(stopMs > graceMs)) fail("services.worker", `stop_grace_period ${String(worker.stop_grace_period)} is not longer than REVIEWBOT_SHUTDOWN_GRACE_MS=${graceMs}`);

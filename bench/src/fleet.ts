@@ -7,13 +7,15 @@
  * Run: `pnpm --filter @reviewbot/bench bench:fleet` (after `bash scripts/setup.sh`).
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Queue, QueueEvents } from "bullmq";
 import { Redis } from "ioredis";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { createNoopPr } from "./bench-repos.js";
 import { startProcess, type FleetProcess } from "./fleet-process.js";
@@ -23,6 +25,8 @@ const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2000);
 const SEQUENTIAL_JOBS = Number(process.env.BENCH_SEQUENTIAL_JOBS ?? 30);
 const THROUGHPUT_JOBS = Number(process.env.BENCH_THROUGHPUT_JOBS ?? 60);
 const SECRET = randomBytes(16).toString("hex");
+const SEAL = QueueSeal.fromSecret(SECRET);
+const CREDENTIALS = Array.from({ length: 4 }, (_, index) => newWorkerCredential(`bench-${index}`));
 const REPOSITORY = "bench/noop";
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -99,7 +103,9 @@ async function main(): Promise<void> {
   try {
     await redis.waitFor(/Ready to accept connections/);
     const common = { REDIS_URL: `redis://127.0.0.1:${port}`, REVIEWBOT_LOG_LEVEL: "warn" };
-    const api = startProcess(["api"], { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_PORT: "0", REVIEWBOT_WEBHOOK_SECRET: SECRET, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink") });
+    const workersFile = join(root, "workers");
+    await writeFile(workersFile, CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
+    const api = startProcess(["api"], { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_PORT: "0", REVIEWBOT_WEBHOOK_SECRET: SECRET, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink"), REVIEWBOT_WORKERS_FILE: workersFile });
     processes.push(api);
     const apiPort = (JSON.parse(await api.waitFor(/"api listening"/)) as { port: number }).port;
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -111,10 +117,10 @@ async function main(): Promise<void> {
     queue.setMaxListeners(THROUGHPUT_JOBS + 10);
     await queue.obliterate({ force: true });
 
-    const workerEnv = { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: join(root, "repos"), REVIEWBOT_ENGINE: "bwrap", REVIEWBOT_WORKER_PORT: "0" };
+    const workerEnv = { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`, REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: join(root, "repos"), REVIEWBOT_ENGINE: "bwrap", REVIEWBOT_WORKER_PORT: "0" };
     const workers: FleetProcess[] = [];
     const addWorker = async (): Promise<void> => {
-      const worker = startProcess(["worker"], { ...workerEnv, REVIEWBOT_CACHE_DIR: join(root, `cache-${String(workers.length)}`) });
+      const worker = startProcess(["worker"], { ...workerEnv, REVIEWBOT_WORKER_CREDENTIAL: CREDENTIALS[workers.length] ?? "", REVIEWBOT_CACHE_DIR: join(root, `cache-${String(workers.length)}`) });
       processes.push(worker);
       workers.push(worker);
       await worker.waitFor(/"worker started"/);
@@ -127,7 +133,7 @@ async function main(): Promise<void> {
     await events.waitUntilReady();
     const waits: number[] = [];
     for (let i = 0; i < SEQUENTIAL_JOBS; i++) {
-      const { jobId } = await enqueueReview(queue, connection, job(1000 + i, heads));
+      const { jobId } = await enqueueReview(queue, connection, SEAL, job(1000 + i, heads));
       await finished(queue, events, jobId, 60_000);
       const done = await queue.getJob(jobId);
       waits.push((done?.processedOn ?? Number.NaN) - (done?.timestamp ?? Number.NaN));
@@ -139,7 +145,7 @@ async function main(): Promise<void> {
       while (workers.length < count) await addWorker();
       await queue.obliterate({ force: true });
       const started = performance.now();
-      const ids = await Promise.all(Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, job(10_000 * count + i, heads)).then((o) => o.jobId)));
+      const ids = await Promise.all(Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, SEAL, job(10_000 * count + i, heads)).then((o) => o.jobId)));
       await Promise.all(ids.map((id) => finished(queue, events, id, 300_000)));
       const seconds = (performance.now() - started) / 1000;
       console.log(`throughput, ${count} worker process(es) × concurrency 2: ${THROUGHPUT_JOBS} no-op reviews in ${seconds.toFixed(2)} s = ${(THROUGHPUT_JOBS / seconds).toFixed(1)} reviews/s`);

@@ -1,41 +1,68 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import type { TokenMinter } from "@reviewbot/api/broker/claim-handler";
+import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault";
+import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
 import { createApiApp, type ApiDeps } from "@reviewbot/api/create-api-app";
 import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
 import { createLogger } from "@reviewbot/core/logger";
+import { SealedBox } from "@reviewbot/core/sealed-box";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/decide-delivery";
 
 export const SECRET = "test-webhook-secret-0123456789";
+/** The api's queue seal under {@link SECRET}: what the api writes, a test may write as the api. */
+export const SEAL = QueueSeal.fromSecret(SECRET);
 export const MAX_BYTES = 64 * 1024;
 
 export interface ApiHarness {
   readonly url: string;
-  readonly redisServer: LocalRedis;
+  /** The harness's own throwaway Redis, or null when it was given `redisUrl`. */
+  readonly redisServer: LocalRedis | null;
+  /** Where the api's Redis is (full access). */
+  readonly redisUrl: string;
   readonly redis: Redis;
   readonly reviews: Queue;
   readonly github: Queue;
   readonly metrics: ApiMetrics;
   readonly scrubber: SecretScrubber;
+  /** The registered worker credentials (`<name>.<secret>`), when the worker routes are on. */
+  readonly workerCredentials: readonly string[];
+  /** The api's REVIEWBOT_WORKERS_FILE (a test may rewrite it: the api re-reads it within a second). */
+  readonly registryFile: string;
+  /** The token vault, when the worker routes mint tokens. */
+  readonly vault: TokenVault | null;
   /** Every log line the API wrote, parsed. */
   readonly logs: Record<string, unknown>[];
   close(): Promise<void>;
 }
 
-export type HarnessOptions = Partial<Pick<ApiDeps, "tokenBroker" | "dashboard">> & {
+export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   readonly enqueueDeadlineMs?: number;
   readonly botLogins?: readonly string[];
+  /** Turns the worker routes on for this many registered workers (`worker-0` …). */
+  readonly workers?: number;
+  /** With `workers`: claims mint tokens through this, revoked through `revoke`. */
+  readonly tokens?: { readonly mint: TokenMinter; readonly revoke: TokenRevoker; readonly ttlMs?: number };
+  /** An existing Redis (its admin URL) instead of a throwaway one, which the harness then leaves running. */
+  readonly redisUrl?: string;
 };
 
 /** The real API app on a real port, with a throwaway redis-server and log lines captured. */
 export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {
-  const redisServer = await startLocalRedis();
-  const redis = createRedisConnection(redisServer.url, { name: "test-api", blocking: false });
+  const redisServer = options.redisUrl === undefined ? await startLocalRedis() : null;
+  const redisUrl = options.redisUrl ?? redisServer?.url ?? "";
+  const redis = createRedisConnection(redisUrl, { name: "test-api", blocking: false });
   redis.on("error", () => undefined);
   const reviews = new Queue(REVIEW_QUEUE, { connection: redis });
   const github = new Queue(GITHUB_QUEUE, { connection: redis });
@@ -47,6 +74,14 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
     scrubber,
     destination: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
   });
+  const workerCredentials = Array.from({ length: options.workers ?? 0 }, (_, index) => newWorkerCredential(`worker-${index}`));
+  const registryDir = mkdtempSync(join(tmpdir(), "reviewbot-workers-"));
+  const registryFile = join(registryDir, "workers");
+  writeFileSync(registryFile, workerCredentials.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
+  const vault =
+    options.tokens === undefined
+      ? null
+      : new TokenVault({ redis, box: new SealedBox(SECRET, "token-vault/v1"), revoke: options.tokens.revoke, scrubber, logger });
   const app = createApiApp({
     webhook: {
       secret: SECRET,
@@ -62,11 +97,19 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
     },
     queues: { reviews, github },
+    seal: SEAL,
     redis,
     metrics,
     logger,
     scrubber,
-    tokenBroker: options.tokenBroker ?? null,
+    workers:
+      options.workers === undefined
+        ? null
+        : {
+            registry: new WorkerRegistry(registryFile, logger),
+            tokens: options.tokens === undefined || vault === null ? null : { mint: options.tokens.mint, vault, ttlMs: options.tokens.ttlMs ?? 900_000 },
+            maxReportBytes: 16 * 1024 * 1024,
+          },
     dashboard: options.dashboard ?? null,
   });
   const server = await new Promise<Server>((resolve) => {
@@ -78,18 +121,23 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
   return {
     url: `http://127.0.0.1:${port}`,
     redisServer,
+    redisUrl,
     redis,
     reviews,
     github,
     metrics,
     scrubber,
+    workerCredentials,
+    registryFile,
+    vault,
     logs,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await Promise.allSettled([reviews.close(), github.close()]);
       redis.disconnect();
-      await redisServer.stop();
+      await redisServer?.stop();
+      rmSync(registryDir, { recursive: true, force: true });
     },
   };
 }

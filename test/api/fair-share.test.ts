@@ -28,7 +28,7 @@ describe("fair share across installations", () => {
       expect((await sendWebhook(hook, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET })).status).toBe(202);
     }
     // One consumer taking jobs one at a time, in the order the queue hands them out.
-    const connection = createRedisConnection(api.redisServer.url, { name: "test-consumer", blocking: true });
+    const connection = createRedisConnection(api.redisUrl, { name: "test-consumer", blocking: true });
     const consumer = new Worker(REVIEW_QUEUE, null, { connection, autorun: false });
     const order: number[] = [];
     try {

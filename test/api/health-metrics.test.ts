@@ -39,7 +39,7 @@ describe("metrics, health and readiness", () => {
   });
 
   it("is not ready, and refuses deliveries with 503 QUEUE_UNAVAILABLE, when Redis is down", async () => {
-    await api.redisServer.stop();
+    await api.redisServer?.stop();
     const started = Date.now();
     const ready = await fetch(`${api.url}/readyz`);
     expect(ready.status).toBe(503);

@@ -13,7 +13,7 @@ import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
-import { startApi, type ApiHarness } from "./api-harness.js";
+import { SEAL, startApi, type ApiHarness } from "./api-harness.js";
 import { BASE_SHA, headSha } from "./webhook-payloads.js";
 
 let api: ApiHarness;
@@ -62,16 +62,22 @@ async function settle(jobId: string): Promise<string> {
   throw new Error(`task ${jobId} did not settle`);
 }
 
+/** Adds a publisher task as the api does: sealed under its id. */
+async function addTask(id: string, data: Record<string, unknown> & { kind: string }): Promise<void> {
+  await api.github.add(data.kind, SEAL.seal(id, data), { ...GITHUB_TASK_OPTIONS, jobId: id });
+}
+
 beforeAll(async () => {
   api = await startApi();
   dir = await mkdtemp(join(tmpdir(), "reviewbot-sink-"));
-  blocking = createRedisConnection(api.redisServer.url, { name: "test-publisher", blocking: true });
+  blocking = createRedisConnection(api.redisUrl, { name: "test-publisher", blocking: true });
   const scrubber = new SecretScrubber();
   publisher = startPublisher({
     sink: createLocalSink(dir),
     resolve: null,
     reviews: api.reviews,
     redis: api.redis,
+    seal: SEAL,
     blockingConnection: blocking,
     metrics: api.metrics,
     logger: createLogger({ level: "silent", scrubber }),
@@ -89,16 +95,16 @@ describe("publisher with the local sink", () => {
     const job = review(1, headSha(11));
     await recordLatestHead(api.redis, job, "review.100.1.x");
     const file = join(dir, "octo", "hello", "1", `${job.headSha}.json`);
-    await api.github.add("started", { kind: "started", reviewJobId: "review.100.1.x", review: job }, { ...GITHUB_TASK_OPTIONS, jobId: "started.1" });
+    await addTask("started.1", { kind: "started", reviewJobId: "review.100.1.x", review: job });
     expect(await settle("started.1")).toBe("completed");
     expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ name: "reviewbot", status: "in_progress", headSha: job.headSha });
-    await api.github.add("completed", { kind: "completed", reviewJobId: "review.100.1.x", review: job, report }, { ...GITHUB_TASK_OPTIONS, jobId: "completed.1" });
+    await addTask("completed.1", { kind: "completed", reviewJobId: "review.100.1.x", review: job, report });
     expect(await settle("completed.1")).toBe("completed");
     const written = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
     expect(written).toMatchObject({ status: "completed", conclusion: "neutral", annotations: [expect.objectContaining({ path: "src/a.ts" })] });
 
     // A late duplicate `started` does not reopen the finished run.
-    await api.github.add("started", { kind: "started", reviewJobId: "review.100.1.x", review: job }, { ...GITHUB_TASK_OPTIONS, jobId: "started.1b" });
+    await addTask("started.1b", { kind: "started", reviewJobId: "review.100.1.x", review: job });
     await settle("started.1b");
     expect(JSON.parse(await readFile(file, "utf8"))).toEqual(written);
   });
@@ -107,7 +113,7 @@ describe("publisher with the local sink", () => {
     const old = review(2, headSha(21));
     await recordLatestHead(api.redis, old, "review.100.2.a");
     await recordLatestHead(api.redis, review(2, headSha(22)), "review.100.2.b");
-    await api.github.add("completed", { kind: "completed", reviewJobId: "review.100.2.a", review: old, report }, { ...GITHUB_TASK_OPTIONS, jobId: "completed.2" });
+    await addTask("completed.2", { kind: "completed", reviewJobId: "review.100.2.a", review: old, report });
     expect(await settle("completed.2")).toBe("completed");
     const written = JSON.parse(await readFile(join(dir, "octo", "hello", "2", `${old.headSha}.json`), "utf8")) as Record<string, unknown>;
     expect(written).toMatchObject({ conclusion: "cancelled", annotations: [] });
@@ -115,7 +121,7 @@ describe("publisher with the local sink", () => {
   });
 
   it("fails an invalid task at once with its reason, without retries", async () => {
-    await api.github.add("completed", { kind: "completed", reviewJobId: "x", review: { ...review(3, headSha(31)), headSha: "nope" }, report }, { ...GITHUB_TASK_OPTIONS, jobId: "bad.1" });
+    await addTask("bad.1", { kind: "completed", reviewJobId: "x", review: { ...review(3, headSha(31)), headSha: "nope" }, report });
     expect(await settle("bad.1")).toBe("failed");
     const failed = await api.github.getJob("bad.1");
     expect(failed?.failedReason).toMatch(/^JOB_INVALID: github task review\.headSha/);
@@ -123,5 +129,22 @@ describe("publisher with the local sink", () => {
     const metrics = await api.metrics.registry.getSingleMetricAsString("reviewbot_publisher_tasks_total");
     expect(metrics).toContain('kind="completed",outcome="failed"} 1');
     expect(metrics).toContain('kind="started",outcome="done"} 2');
+  });
+
+  it("fails a task the api did not seal (a worker's forgery) at once, and publishes nothing", async () => {
+    const job = review(4, headSha(41));
+    const forged = { kind: "completed", reviewJobId: "review.100.4.x", review: job, report };
+    await api.github.add("completed", forged, { ...GITHUB_TASK_OPTIONS, jobId: "completed.forged" });
+    // A real seal, moved to another task id, does not pass either.
+    await api.github.add("completed", SEAL.seal("completed.elsewhere", forged), { ...GITHUB_TASK_OPTIONS, jobId: "completed.moved" });
+    for (const id of ["completed.forged", "completed.moved"]) {
+      expect(await settle(id)).toBe("failed");
+      expect((await api.github.getJob(id))?.failedReason).toMatch(/^JOB_INVALID: queue entry completed\.\w+ does not carry the api's seal/);
+    }
+    await expect(readFile(join(dir, "octo", "hello", "4", `${job.headSha}.json`), "utf8")).rejects.toThrow(/ENOENT/);
+    // Negative control: the same task, sealed as the api seals it, is published.
+    await addTask("completed.sealed", forged);
+    expect(await settle("completed.sealed")).toBe("completed");
+    expect(JSON.parse(await readFile(join(dir, "octo", "hello", "4", `${job.headSha}.json`), "utf8"))).toMatchObject({ status: "completed" });
   });
 });

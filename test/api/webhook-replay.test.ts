@@ -23,7 +23,7 @@ let connection: Redis;
 beforeEach(async () => {
   api = await startApi();
   hook = `${api.url}/api/github/webhooks`;
-  connection = new Redis(api.redisServer.port, "127.0.0.1", { maxRetriesPerRequest: null });
+  connection = new Redis(api.redisUrl, { maxRetriesPerRequest: null });
 });
 afterEach(async () => {
   connection.disconnect();
@@ -47,7 +47,7 @@ async function runningReview(pullNumber: number, current: unknown) {
   expect((await worker.getNextJob(randomUUID()))?.id).toBe(jobId);
   const lease = new PullRequestLease(connection, { repositoryId: 100, pullNumber }, jobId, 10_000);
   expect(await lease.acquire()).toBe(true);
-  const subscriber = new Redis(api.redisServer.port, "127.0.0.1");
+  const subscriber = new Redis(api.redisUrl);
   const cancelled: string[] = [];
   const unsubscribe = await subscribeCancels(subscriber, (id) => cancelled.push(id));
   return {

@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import type { Browser, BrowserContext, Response } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { startApp, type AppProcess } from "../support/app-process.js";
@@ -41,6 +42,7 @@ let root: string;
 let redis: LocalRedis | undefined;
 let api: AppProcess | undefined;
 let apiUrl: string;
+const WEBHOOK_SECRET = `whsec-${randomBytes(16).toString("hex")}`;
 let connection: Redis | undefined;
 let reviews: Queue | undefined;
 let jobId: string;
@@ -55,7 +57,7 @@ beforeAll(async () => {
     REDIS_URL: redis.url,
     REVIEWBOT_LOG_LEVEL: "info",
     REVIEWBOT_PORT: "0",
-    REVIEWBOT_WEBHOOK_SECRET: `whsec-${randomBytes(16).toString("hex")}`,
+    REVIEWBOT_WEBHOOK_SECRET: WEBHOOK_SECRET,
     REVIEWBOT_SINK: "local",
     REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink"),
     REVIEWBOT_DASHBOARD_PASSWORD: PASSWORD,
@@ -65,7 +67,7 @@ beforeAll(async () => {
 
   connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   reviews = new Queue(REVIEW_QUEUE, { connection });
-  jobId = (await enqueueReview(reviews, connection, review)).jobId;
+  jobId = (await enqueueReview(reviews, connection, QueueSeal.fromSecret(WEBHOOK_SECRET), review)).jobId;
   await finishOneReview(redis.url, jobId);
   expect(await (await reviews.getJob(jobId))?.getState()).toBe("completed");
 

@@ -1,10 +1,11 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { startApp, type AppProcess } from "../support/app-process.js";
 import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
@@ -15,13 +16,16 @@ import { sendWebhook } from "../support/webhook-client.js";
 export const APP_ID = 31337;
 export const INSTALLATION_ID = 4711;
 export const SECRET = `whsec-${randomBytes(16).toString("hex")}`;
-export const WORKER_CREDENTIAL = randomBytes(32).toString("hex");
+/** One credential per worker process the fleet may start (the api's registry lists them all from the start). */
+export const WORKER_CREDENTIALS = Array.from({ length: 6 }, (_, index) => newWorkerCredential(`worker-${index}`));
 export const DASHBOARD_PASSWORD = randomBytes(12).toString("hex");
 
 /**
  * The whole fleet as real processes: an AOF-persistent Redis, a GitHub stand-in (API) and a git
  * HTTP server (clones) that accepts only the tokens the stand-in minted, one api process holding
- * the App key, and any number of worker processes holding only the worker credential.
+ * the App key, and worker processes holding only their own credential. Redis runs with the
+ * project's ACL users: the api and the workers connect as their roles; the suite's own
+ * connections (`reviews`, `tasks`, `redis.url`) as the admin.
  */
 export interface Fleet {
   readonly redis: LocalRedis;
@@ -59,7 +63,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const gitRoot = join(root, "git");
   mkdirSync(gitRoot, { recursive: true });
   mkdirSync(join(root, "redis"), { recursive: true });
-  const redis = await startLocalRedis({ dataDir: join(root, "redis") });
+  const redis = await startLocalRedis({ dataDir: join(root, "redis"), acl: true });
+  const roles = redis.roles;
+  if (roles === null) throw new Error("redis started without ACL users");
+  const workersFile = join(root, "workers");
+  writeFileSync(workersFile, WORKER_CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
   const key = generateTestAppKey();
   const github = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories: options.repositories });
   const git = await startGitHttpServer({
@@ -70,32 +78,36 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   });
   mkdirSync(join(root, "git-home"), { recursive: true });
   const api = startApp("api", "api", {
-    REDIS_URL: redis.url,
+    REDIS_URL: roles.api.url,
+    REDIS_PASSWORD: roles.api.password,
     REVIEWBOT_LOG_LEVEL: "info",
     REVIEWBOT_PORT: "0",
     REVIEWBOT_WEBHOOK_SECRET: SECRET,
     GITHUB_APP_ID: String(APP_ID),
     GITHUB_PRIVATE_KEY: key.privateKey,
     GITHUB_API_URL: github.url,
-    REVIEWBOT_WORKER_CREDENTIAL: WORKER_CREDENTIAL,
+    REVIEWBOT_WORKERS_FILE: workersFile,
     REVIEWBOT_DASHBOARD_PASSWORD: DASHBOARD_PASSWORD,
     REVIEWBOT_REVIEW_COMMENTS: "on",
     ...options.apiEnv,
   });
   const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
   const apiUrl = `http://127.0.0.1:${listening.port}`;
-  const connection = new Redis(redis.port, "127.0.0.1", { maxRetriesPerRequest: null });
+  const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const reviews = new Queue(REVIEW_QUEUE, { connection });
   const tasks = new Queue(GITHUB_QUEUE, { connection });
   const workers: AppProcess[] = [];
   const addWorker = async (env: Readonly<Record<string, string>> = {}): Promise<AppProcess> => {
     const index = workers.length;
+    const credential = WORKER_CREDENTIALS[index];
+    if (credential === undefined) throw new Error(`the fleet has credentials for ${WORKER_CREDENTIALS.length} workers`);
     const worker = startApp("worker", `worker-${index}`, {
-      REDIS_URL: redis.url,
+      REDIS_URL: roles.worker.url,
+      REDIS_PASSWORD: roles.worker.password,
       REVIEWBOT_LOG_LEVEL: "info",
       REVIEWBOT_SOURCE: "github",
       REVIEWBOT_API_URL: apiUrl,
-      REVIEWBOT_WORKER_CREDENTIAL: WORKER_CREDENTIAL,
+      REVIEWBOT_WORKER_CREDENTIAL: credential,
       REVIEWBOT_GIT_URL: git.url,
       REVIEWBOT_CACHE_DIR: join(root, `cache-${index}`),
       REVIEWBOT_ENGINE: "bwrap",

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { helperEntry } from "../support/review-repos.js";
 import { filesContaining } from "../support/secret-search.js";
-import { SECRET, startFleet, WORKER_CREDENTIAL, type Fleet } from "./fleet-harness.js";
+import { SECRET, startFleet, WORKER_CREDENTIALS, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -50,7 +50,7 @@ afterAll(async () => {
 
 /** Every key of the fleet's Redis with its value(s), as raw bytes, read by type. */
 async function redisContents(): Promise<{ key: string; bytes: Buffer }[]> {
-  const redis = new Redis(fleet.redis.port, "127.0.0.1", { maxRetriesPerRequest: 1 });
+  const redis = new Redis(fleet.redis.url, { maxRetriesPerRequest: 1 });
   try {
     const out: { key: string; bytes: Buffer }[] = [];
     let cursor = "0";
@@ -99,7 +99,9 @@ describe("the installation token a worker uses never leaves the places it must b
 
   const needles = (): { name: string; value: string }[] => [
     ...fleet.github.minted.map((token, i) => ({ name: `minted token #${i}`, value: token.token })),
-    { name: "worker credential", value: WORKER_CREDENTIAL },
+    ...WORKER_CREDENTIALS.map((credential, i) => ({ name: `worker credential #${i}`, value: credential })),
+    { name: "api's Redis password", value: fleet.redis.roles?.api.password ?? "missing" },
+    { name: "worker's Redis password", value: fleet.redis.roles?.worker.password ?? "missing" },
     { name: "webhook secret", value: SECRET },
   ];
 

@@ -73,10 +73,13 @@ describe("docker-compose.yml", () => {
     expect(service?.image).toMatch(/^localhost\/reviewbot\//);
   });
 
-  it("passes secrets as files: the api holds the App's, the worker only its credential", () => {
+  it("passes secrets as files: the api holds the App's, the worker only its credential and its Redis password", () => {
     const names = (service: Service | undefined): string[] => (service?.secrets ?? []).map((secret) => secret.source).sort();
-    expect(names(config.services.api)).toEqual(["dashboard_password", "github_app_private_key", "webhook_secret", "worker_credential"]);
-    expect(names(config.services.worker)).toEqual(["worker_credential"]);
+    expect(names(config.services.api)).toEqual(["dashboard_password", "github_app_private_key", "redis_api_password", "webhook_secret", "workers"]);
+    expect(names(config.services.worker)).toEqual(["redis_worker_password", "worker_credential"]);
+    expect(names(config.services.redis)).toEqual(["redis_users_acl"]);
+    expect(config.services.api?.environment?.REDIS_URL).toBe("redis://reviewbot-api@redis:6379");
+    expect(config.services.worker?.environment?.REDIS_URL).toBe("redis://reviewbot-worker@redis:6379");
     for (const service of Object.values(config.services)) {
       const secretLike = Object.keys(service.environment ?? {}).filter((key) => /(SECRET|PASSWORD|PRIVATE_KEY|CREDENTIAL|TOKEN)$/.test(key));
       expect(secretLike).toEqual([]);
@@ -85,7 +88,7 @@ describe("docker-compose.yml", () => {
       GITHUB_PRIVATE_KEY_FILE: "/run/secrets/github_app_private_key",
       REVIEWBOT_WEBHOOK_SECRET_FILE: "/run/secrets/webhook_secret",
       REVIEWBOT_DASHBOARD_PASSWORD_FILE: "/run/secrets/dashboard_password",
-      REVIEWBOT_WORKER_CREDENTIAL_FILE: "/run/secrets/worker_credential",
+      REVIEWBOT_WORKERS_FILE: "/run/secrets/workers",
     });
   });
 
@@ -94,9 +97,12 @@ describe("docker-compose.yml", () => {
     ["a worker port", '    expose: ["9464"]', '    ports: ["9464:9464"]', "services.worker: publishes ports"],
     ["an evicting Redis", "      - noeviction", "      - allkeys-lru", "noeviction"],
     ["Redis without AOF", '      - --appendonly\n      - "yes"', '      - --appendonly\n      - "no"', "--appendonly yes"],
-    ["no healthcheck", '    healthcheck:\n      test: ["CMD", "redis-cli", "ping"]\n      interval: 10s\n      timeout: 3s\n      retries: 5\n      start_period: 5s\n', "", "services.redis: has no healthcheck"],
+    ["no healthcheck", '    healthcheck:\n      # Without a user Redis answers NOAUTH: enough to know it serves, and no password in the probe.\n      test: ["CMD-SHELL", "redis-cli ping 2>&1 | grep -qE \'PONG|NOAUTH\'"]\n      interval: 10s\n      timeout: 3s\n      retries: 5\n      start_period: 5s\n', "", "services.redis: has no healthcheck"],
     ["a secret in the environment", '      REVIEWBOT_PORT: "3000"', '      REVIEWBOT_PORT: "3000"\n      REVIEWBOT_WEBHOOK_SECRET: hunter2', "REVIEWBOT_WEBHOOK_SECRET is set in the environment"],
-    ["the App key on a worker", "    secrets:\n      - worker_credential\n    # The uid", "    secrets:\n      - worker_credential\n      - github_app_private_key\n    # The uid", "holds github_app_private_key"],
+    ["the App key on a worker", "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid", "    secrets:\n      - worker_credential\n      - redis_worker_password\n      - github_app_private_key\n    # The uid", "holds github_app_private_key"],
+    ["the api's Redis password on a worker", "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid", "    secrets:\n      - worker_credential\n      - redis_api_password\n    # The uid", "holds redis_api_password"],
+    ["a worker connecting as the api", "      REDIS_URL: redis://reviewbot-worker@redis:6379", "      REDIS_URL: redis://reviewbot-api@redis:6379", "does not connect to Redis as the reviewbot-worker user"],
+    ["Redis without ACL users", "      - --aclfile\n      - /run/secrets/redis_users_acl\n", "", "runs without --aclfile"],
     ["a writable root", "  read_only: true", "  read_only: false", "services.api: root filesystem is not read_only"],
     ["a short stop grace", "    stop_grace_period: 45s", "    stop_grace_period: 20s", "is not longer than REVIEWBOT_SHUTDOWN_GRACE_MS"],
     ["a registry image", "    image: localhost/reviewbot/redis:latest", "    image: docker.io/library/redis:7", "is not a locally built"],

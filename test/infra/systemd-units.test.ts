@@ -71,8 +71,10 @@ describe("systemd units", () => {
     const api = await serviceSection("reviewbot-api.service");
     const worker = await serviceSection("reviewbot-worker@.service");
     const names = (service: Map<string, string[]>): string[] => (service.get("LoadCredential") ?? []).map((entry) => entry.split(":")[0] ?? "").sort();
-    expect(names(api)).toEqual(["dashboard-password", "github-app.pem", "webhook-secret", "worker-credential"]);
-    expect(names(worker)).toEqual(["worker-credential"]);
+    expect(names(api)).toEqual(["dashboard-password", "github-app.pem", "redis-password", "webhook-secret"]);
+    expect(names(worker)).toEqual(["redis-password", "worker-credential"]);
+    expect(api.get("Environment")).toContain("REDIS_PASSWORD_FILE=%d/redis-password");
+    expect(worker.get("Environment")).toContain("REDIS_PASSWORD_FILE=%d/redis-password");
     expect(api.get("Environment")).toContain("GITHUB_PRIVATE_KEY_FILE=%d/github-app.pem");
     expect(worker.get("Environment")).toContain("REVIEWBOT_WORKER_CREDENTIAL_FILE=%d/worker-credential");
     for (const service of [api, worker]) {

@@ -6,9 +6,12 @@ import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded, latestHead, recordLatestHead } from "@reviewbot/queue/pull-request-state";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 
+/** The seal matters to the api, not to supersession: any key does here. */
+const seal = QueueSeal.fromSecret("supersession-test-secret");
 let redis: LocalRedis;
 let connection: Redis;
 
@@ -53,8 +56,8 @@ describe("one live review per PR", () => {
     const queue = freshQueue();
     const older = job({ headSha: "a".repeat(40) });
     const newer = job({ headSha: "b".repeat(40) });
-    const first = await enqueueReview(queue, connection, older);
-    const second = await enqueueReview(queue, connection, newer);
+    const first = await enqueueReview(queue, connection, seal, older);
+    const second = await enqueueReview(queue, connection, seal, newer);
     expect(second).toMatchObject({ removed: first.jobId, cancelled: null });
     expect(await queue.getJob(first.jobId)).toBeUndefined();
     expect(await queue.getJobCountByTypes("waiting", "prioritized")).toBe(1);
@@ -67,7 +70,7 @@ describe("one live review per PR", () => {
   it("cancels the run of an older head on whichever host holds the PR, and leaves a same-head run alone", async () => {
     const queue = freshQueue();
     const pr = { repositoryId: 101 };
-    const first = await enqueueReview(queue, connection, job({ ...pr, headSha: "c".repeat(40) }));
+    const first = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
     // A worker takes the job and its PR lease, as apps/worker does before running.
     const worker = new Worker(queue.name, null, { connection, autorun: false });
     expect((await worker.getNextJob(randomUUID()))?.id).toBe(first.jobId);
@@ -77,9 +80,9 @@ describe("one live review per PR", () => {
     const cancelled: string[] = [];
     const unsubscribe = await subscribeCancels(subscriber, (id) => cancelled.push(id));
 
-    const sameHead = await enqueueReview(queue, connection, job({ ...pr, headSha: "c".repeat(40) }));
+    const sameHead = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
     expect(sameHead).toMatchObject({ removed: null, cancelled: null });
-    const newerHead = await enqueueReview(queue, connection, job({ ...pr, headSha: "d".repeat(40) }));
+    const newerHead = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "d".repeat(40) }));
     expect(newerHead).toMatchObject({ removed: sameHead.jobId, cancelled: first.jobId });
     await expect.poll(() => cancelled).toEqual([first.jobId]);
 
@@ -130,8 +133,8 @@ describe("the ordering of a PR's heads (recordLatestHead)", () => {
   it("does not enqueue a stale job, and leaves the PR's waiting job in place", async () => {
     const queue = freshQueue();
     const pr = { repositoryId: 303 };
-    const current = await enqueueReview(queue, connection, job({ ...pr, headSha: B, pullUpdatedAt: T }));
-    const late = await enqueueReview(queue, connection, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }));
+    const current = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: B, pullUpdatedAt: T }));
+    const late = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }));
     expect(late).toMatchObject({ removed: null, cancelled: null, stale: { kind: "stale", recordedHead: B, tie: false } });
     expect(await queue.getJob(late.jobId)).toBeUndefined();
     expect(await queue.getJob(current.jobId)).toBeDefined();

@@ -54,6 +54,19 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
 
   return [
     {
+      // GitHub's revocation: the token authenticates its own end; afterwards it opens nothing (API or git).
+      method: "DELETE",
+      pattern: /^\/installation\/token$/,
+      auth: "token",
+      handle: ({ token }) => {
+        if (token !== undefined) {
+          state.tokens.delete(token.token);
+          state.revoked.push(token.token);
+        }
+        return { status: 204, body: null };
+      },
+    },
+    {
       method: "POST",
       pattern: /^\/app\/installations\/(\d+)\/access_tokens$/,
       auth: "app",

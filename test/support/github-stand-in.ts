@@ -82,6 +82,8 @@ export interface StandInState {
   /** `owner/name` → repository id. */
   readonly repositories: ReadonlyMap<string, number>;
   readonly tokens: Map<string, MintedToken>;
+  /** Tokens revoked through `DELETE /installation/token`, in order. */
+  readonly revoked: string[];
   readonly checkRuns: Map<number, StandInCheckRun>;
   readonly pulls: Map<string, PullRequestFixture>;
   readonly reviews: Map<string, StandInReview[]>;
@@ -127,6 +129,7 @@ export async function startGitHubStandIn(options: {
     publicKey: options.publicKey,
     repositories: new Map(Object.entries(options.repositories)),
     tokens: new Map(),
+    revoked: [],
     checkRuns: new Map(),
     pulls: new Map(),
     reviews: new Map(),
@@ -230,7 +233,8 @@ function authenticate(state: StandInState, route: StandInRoute, authorization: s
   const token = scheme.toLowerCase() === "token" ? state.tokens.get(credential) : undefined;
   if (token === undefined || token.expiresAt <= Date.now()) return { status: 401, message: "Bad credentials" };
   const repositoryId = state.repositories.get(`${params[0] ?? ""}/${params[1] ?? ""}`);
-  if (token.repositoryIds !== undefined && (repositoryId === undefined || !token.repositoryIds.includes(repositoryId))) {
+  // Repository routes only (`/repos/{owner}/{repo}/…`); `/installation/token` names no repository.
+  if (params.length >= 2 && token.repositoryIds !== undefined && (repositoryId === undefined || !token.repositoryIds.includes(repositoryId))) {
     return { status: 404, message: "Not Found" };
   }
   if (route.permission !== undefined && token.permissions !== undefined) {
@@ -250,6 +254,10 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (status === 204) {
+    response.writeHead(status, headers).end();
+    return;
+  }
   response.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
   response.end(JSON.stringify(body));
 }

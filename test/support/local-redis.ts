@@ -1,12 +1,28 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { REDIS_USERS, renderRedisAcl, type RedisRole } from "@reviewbot/queue/redis-acl";
+
+const ACL_TEMPLATE = readFileSync(new URL("../../infra/redis/users.acl.template", import.meta.url), "utf8");
+
+/** How a role connects: `url` names the ACL user, `password` goes in REDIS_PASSWORD. */
+export interface RedisRoleLogin {
+  readonly url: string;
+  readonly password: string;
+}
 
 export interface LocalRedis {
   readonly port: number;
+  /** Full access: the admin user's URL (password included) with ACLs on, else the default user's. */
   readonly url: string;
+  /** Per-role logins, when started with `acl`. */
+  readonly roles: Readonly<Record<RedisRole, RedisRoleLogin>> | null;
   /** Runs one redis-cli command against it and returns the reply. */
   command(...args: string[]): Promise<string>;
   /** Stops the server (SIGKILL) and starts it again on the same port and data directory. */
@@ -20,6 +36,8 @@ export interface LocalRedisOptions {
    * (AOF), so a restart loses nothing that was acknowledged. Without it the server is ephemeral.
    */
   readonly dataDir?: string;
+  /** Start with the project's ACL users (infra/redis/users.acl.template) and random passwords; the default user is off. */
+  readonly acl?: boolean;
 }
 
 /** A throwaway redis-server on 127.0.0.1: a service on the host's loopback. */
@@ -29,9 +47,14 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
     options.dataDir === undefined
       ? ["--save", "", "--appendonly", "no"]
       : ["--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--maxmemory-policy", "noeviction", ...persistence];
+  const roles = options.acl === true ? aclRoles(port) : null;
+  const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles)];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--maxmemory-policy", "noeviction", ...persistence, ...aclArgs];
+  // The admin's password reaches redis-cli through its environment, not its argv.
+  const auth = roles === null ? [] : ["--user", REDIS_USERS.admin];
+  const env = roles === null ? process.env : { ...process.env, REDISCLI_AUTH: roles.admin.password };
   const command = async (...argv: string[]): Promise<string> =>
-    (await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...argv])).stdout.trim();
+    (await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...auth, ...argv], { env })).stdout.trim();
   const start = async (): Promise<ChildProcess> => {
     const child = spawn("redis-server", args, { stdio: "ignore" });
     for (let tries = 0; ; tries++) {
@@ -48,7 +71,8 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   let server = await start();
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: roles === null ? `redis://127.0.0.1:${port}` : `redis://${REDIS_USERS.admin}:${roles.admin.password}@127.0.0.1:${port}`,
+    roles,
     command,
     restart: async (downMs = 0) => {
       await kill(server);
@@ -57,6 +81,17 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
     },
     stop: () => kill(server),
   };
+}
+
+function aclRoles(port: number): Record<RedisRole, RedisRoleLogin> {
+  const login = (role: RedisRole): RedisRoleLogin => ({ url: `redis://${REDIS_USERS[role]}@127.0.0.1:${port}`, password: randomBytes(24).toString("hex") });
+  return { api: login("api"), worker: login("worker"), admin: login("admin") };
+}
+
+function writeAclFile(roles: Record<RedisRole, RedisRoleLogin>): string {
+  const file = join(mkdtempSync(join(tmpdir(), "reviewbot-acl-")), "users.acl");
+  writeFileSync(file, renderRedisAcl(ACL_TEMPLATE, { api: roles.api.password, worker: roles.worker.password, admin: roles.admin.password }), { mode: 0o600 });
+  return file;
 }
 
 async function freePort(): Promise<number> {

@@ -9,15 +9,24 @@ import { Redis } from "ioredis";
 import type { GitHubTask } from "@reviewbot/queue/github-task";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { SEAL, startApi, type ApiHarness } from "../api/api-harness.js";
 import { startLocalRedis, type LocalRedis } from "./local-redis.js";
 import { REVIEW_OPERATOR, createSampleRepo } from "./review-fixture.js";
 import { createReviewRepo, type ReviewRepoOptions } from "./review-repos.js";
 import { reachableTempDir } from "./temp-dirs.js";
 import { startWorker, type WorkerProcess } from "./worker-process.js";
 
-/** Everything a worker suite shares: a private Redis, a repositories dir, a cache, the queues. */
+/**
+ * Everything a worker suite shares: a private Redis with the project's ACL users, the real api app
+ * in-process (worker routes on, no publisher, so its tasks stay on the GitHub queue for the suite
+ * to read), a repositories dir, a cache, the queues.
+ */
 export interface WorkerStand {
   readonly redis: LocalRedis;
+  readonly api: ApiHarness;
+  /** Seals jobs as the api does (enqueueReview's third argument). */
+  readonly seal: QueueSeal;
   readonly connection: Redis;
   readonly reviews: Queue;
   readonly github: Queue;
@@ -34,13 +43,17 @@ export async function openWorkerStand(label: string): Promise<WorkerStand> {
   mkdirSync(reposDir);
   const policyFile = join(root, "policy.json");
   await writeFile(policyFile, JSON.stringify({ limits: REVIEW_OPERATOR.limits }));
-  const redis = await startLocalRedis();
-  const url = `redis://127.0.0.1:${redis.port}`;
-  const connection = new Redis(url, { maxRetriesPerRequest: null });
+  const redis = await startLocalRedis({ acl: true });
+  const roles = redis.roles;
+  if (roles === null) throw new Error("redis started without ACL users");
+  const api = await startApi({ redisUrl: redis.url, workers: 4 });
+  const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const reviews = new Queue(REVIEW_QUEUE, { connection });
   const github = new Queue(GITHUB_QUEUE, { connection });
   const env = {
-    REDIS_URL: url,
+    REDIS_URL: roles.worker.url,
+    REDIS_PASSWORD: roles.worker.password,
+    REVIEWBOT_API_URL: api.url,
     REVIEWBOT_SOURCE: "local",
     REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
     REVIEWBOT_ENGINE: "bwrap",
@@ -50,13 +63,16 @@ export async function openWorkerStand(label: string): Promise<WorkerStand> {
   const workers: WorkerProcess[] = [];
   return {
     redis,
+    api,
+    seal: SEAL,
     connection,
     reviews,
     github,
     reposDir,
     env,
     async start(extra = {}) {
-      const worker = await startWorker({ ...env, ...extra });
+      const credential = api.workerCredentials[workers.length % api.workerCredentials.length] ?? "";
+      const worker = await startWorker({ ...env, REVIEWBOT_WORKER_CREDENTIAL: credential, ...extra });
       workers.push(worker);
       return worker;
     },
@@ -65,6 +81,7 @@ export async function openWorkerStand(label: string): Promise<WorkerStand> {
       await reviews.close();
       await github.close();
       connection.disconnect();
+      await api.close();
       await redis.stop();
       await rm(root, { recursive: true, force: true });
     },

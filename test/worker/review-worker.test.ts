@@ -24,9 +24,9 @@ afterAll(async () => {
   await stand.close();
 });
 
-/** Adds a job the way the API does not: straight to the queue, without supersession. */
-async function addRaw(data: unknown, id = `review.raw.${randomUUID()}`): Promise<string> {
-  await stand.reviews.add("review", data, { ...REVIEW_JOB_OPTIONS, jobId: id });
+/** Adds a job the way the API does not: straight to the queue, without supersession (sealed as the api would). */
+async function addRaw(data: object, id = `review.raw.${randomUUID()}`): Promise<string> {
+  await stand.reviews.add("review", stand.seal.seal(id, data), { ...REVIEW_JOB_OPTIONS, jobId: id });
   return id;
 }
 
@@ -38,7 +38,7 @@ async function taskIds(): Promise<string[]> {
 describe("review worker (local source, bwrap)", () => {
   it("reviews a job from the queue and hands the publisher a completed task with the findings", async () => {
     const repo = addSampleRepo(stand);
-    const { jobId } = await enqueueReview(stand.reviews, stand.connection, localJob(repo.name, repo));
+    const { jobId } = await enqueueReview(stand.reviews, stand.connection, stand.seal, localJob(repo.name, repo));
     expect((await waitForTask(stand.github, `started.${jobId}`)).kind).toBe("started");
     const task = (await waitForTask(stand.github, `completed.${jobId}`)) as CompletedTask;
     expect(task.reviewJobId).toBe(jobId);

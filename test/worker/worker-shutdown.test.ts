@@ -22,7 +22,7 @@ describe("review worker shutdown", () => {
     const job = localJob(repo.name, repo);
     const id = reviewJobId(job);
     const first = await stand.start({ REVIEWBOT_SHUTDOWN_GRACE_MS: "1000" });
-    await stand.reviews.add("review", job, { ...REVIEW_JOB_OPTIONS, jobId: id });
+    await stand.reviews.add("review", stand.seal.seal(id, job), { ...REVIEW_JOB_OPTIONS, jobId: id });
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
     const signalled = performance.now();
     first.child.kill("SIGTERM");

@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
@@ -12,6 +13,8 @@ export interface DeliveryQueues {
   readonly github: Queue;
   /** A fail-fast (non-blocking) connection for the ledger and the PR state. */
   readonly redis: Redis;
+  /** Seals the jobs and tasks written, so that the api can tell them from a worker's. */
+  readonly seal: QueueSeal;
 }
 
 /**
@@ -43,7 +46,7 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   const claim = await claimDelivery(queues.redis, deliveryId, bodyDigest);
   if (claim === "duplicate") return { status: "duplicate", jobId: null };
   if (claim === "replayed") return { status: "replayed" };
-  const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, work.job) : await resolve(queues, work.task);
+  const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.seal, work.job) : await resolve(queues, work.task);
   if (outcome.stale !== null && !outcome.stale.tie) {
     const first = await recordDelivery(queues.redis, deliveryId, "stale");
     return first ? { status: "stale", recordedHead: outcome.stale.recordedHead } : { status: "duplicate", jobId: null };
@@ -56,7 +59,7 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
 }
 
 async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {
-  return { jobId: await enqueueGitHubTask(queues.github, task), removed: null, cancelled: null, stale: null };
+  return { jobId: await enqueueGitHubTask(queues.github, queues.seal, task), removed: null, cancelled: null, stale: null };
 }
 
 function resolveTaskOf(work: Work): ResolveTask {

@@ -45,7 +45,8 @@ describe("loadApiConfig", () => {
     ["github without an App id", { ...base, GITHUB_PRIVATE_KEY: "k" }, /^GITHUB_APP_ID: is required when REVIEWBOT_SINK=github/],
     ["github without a key", { ...base, GITHUB_APP_ID: "1" }, /^GITHUB_PRIVATE_KEY: exactly one of/],
     ["github with both keys", { ...github, GITHUB_PRIVATE_KEY: "k" }, /^GITHUB_PRIVATE_KEY: exactly one of/],
-    ["a short worker credential", { ...local, REVIEWBOT_WORKER_CREDENTIAL: "short" }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
+    ["a removed single worker credential", { ...local, REVIEWBOT_WORKER_CREDENTIAL: "x".repeat(40) }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
+    ["a token lifetime past GitHub's hour", { ...local, REVIEWBOT_JOB_TOKEN_TTL_MS: "3600001" }, /^REVIEWBOT_JOB_TOKEN_TTL_MS: /],
     ["a command with a space", { ...local, REVIEWBOT_REVIEW_COMMAND: "/re view" }, /^REVIEWBOT_REVIEW_COMMAND: /],
     ["a port out of range", { ...local, REVIEWBOT_PORT: "70000" }, /^REVIEWBOT_PORT: /],
   ])("refuses %s with CONFIG_INVALID naming the variable", (_name, env, message) => {

@@ -34,6 +34,8 @@ const loginList = z
 export const ApiConfig = z
   .object({
     REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
+    // The password of the URL's ACL user (reviewbot-api, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
+    REDIS_PASSWORD: optionalText,
     REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     REVIEWBOT_HOST: z.string().min(1).default("127.0.0.1"),
     REVIEWBOT_PORT: port.default(3000),
@@ -44,7 +46,11 @@ export const ApiConfig = z
     GITHUB_PRIVATE_KEY: optionalText,
     GITHUB_PRIVATE_KEY_FILE: optionalText,
     GITHUB_API_URL: z.url().default("https://api.github.com"),
-    REVIEWBOT_WORKER_CREDENTIAL: z.string().min(32, "must be at least 32 characters").optional(),
+    // `<name> <sha256-hex>` per worker (reviewbot worker-credential); re-read when it changes.
+    REVIEWBOT_WORKERS_FILE: optionalText,
+    // A worker's repository token is revoked this long after it was minted, if its job has not ended before.
+    REVIEWBOT_JOB_TOKEN_TTL_MS: positiveInt.min(60_000).max(3_600_000).default(900_000),
+    REVIEWBOT_REPORT_MAX_BYTES: positiveInt.max(268_435_456).default(16_777_216),
     REVIEWBOT_DASHBOARD_USER: z.string().min(1).default("admin"),
     REVIEWBOT_DASHBOARD_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
     REVIEWBOT_SINK: z.enum(["github", "local"]).default("github"),

@@ -1,4 +1,6 @@
 import type { Queue } from "bullmq";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { JOB_CLAIM_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
 import { isAppError } from "@reviewbot/core/errors";
@@ -10,12 +12,14 @@ import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
 import { sendError } from "./send-error.js";
-import { tokenBrokerHandler, type TokenMinter } from "./token-broker-handler.js";
+import { claimHandler, type TokenMinter } from "./broker/claim-handler.js";
+import { reportHandler } from "./broker/report-handler.js";
+import type { TokenVault } from "./broker/token-vault.js";
+import type { WorkerRegistry } from "./broker/worker-registry.js";
 import { webhookHandler } from "./webhook-handler.js";
 
 /** Probot's path, so an App configured for Probot needs no change. */
 export const WEBHOOK_PATH = "/api/github/webhooks";
-export const TOKEN_PATH = "/internal/token";
 
 /** How long Redis may take to confirm a delivery: GitHub waits 10 s, so answer well before. */
 export const DEFAULT_ENQUEUE_DEADLINE_MS = 3000;
@@ -28,13 +32,20 @@ export interface ApiDeps {
     readonly enqueueDeadlineMs?: number;
   };
   readonly queues: { readonly reviews: Queue; readonly github: Queue };
+  /** Seals what the api writes to the queues and recognises it when a worker names it. */
+  readonly seal: QueueSeal;
   /** The fail-fast (non-blocking) connection: ledger, PR state, readiness. */
   readonly redis: Redis;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   readonly scrubber: SecretScrubber;
-  /** Null when no worker credential or no GitHub App is configured: the route answers 404. */
-  readonly tokenBroker: { readonly credential: string; readonly mint: TokenMinter } | null;
+  /** The worker routes (claim, report); null when no worker registry is configured: they answer 404. */
+  readonly workers: {
+    readonly registry: WorkerRegistry;
+    /** Null without a GitHub App (local sink): claims carry no token. */
+    readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
+    readonly maxReportBytes: number;
+  } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
   readonly dashboard: BasicCredentials | null;
 }
@@ -50,13 +61,16 @@ export function createApiApp(deps: ApiDeps): Express {
     webhookHandler({
       ...deps.webhook,
       deadlineMs: deps.webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
-      queues: { reviews, github, redis: deps.redis },
+      queues: { reviews, github, redis: deps.redis, seal: deps.seal },
       metrics: deps.metrics,
       logger: deps.logger,
     }),
   );
-  if (deps.tokenBroker !== null) {
-    app.post(TOKEN_PATH, tokenBrokerHandler({ ...deps.tokenBroker, reviews, scrubber: deps.scrubber, logger: deps.logger }));
+  if (deps.workers !== null) {
+    const { registry, tokens, maxReportBytes } = deps.workers;
+    const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, logger: deps.logger };
+    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber }));
+    app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
   }
   app.use("/admin", deps.dashboard === null ? dashboardDisabled : dashboardRouter([reviews, github], deps.dashboard, deps.logger));
   app.get("/metrics", async (_request, response) => {

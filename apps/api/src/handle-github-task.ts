@@ -4,6 +4,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { GitHubTask, ResolveTask } from "@reviewbot/queue/github-task";
 import { isSuperseded, latestHead } from "@reviewbot/queue/pull-request-state";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
@@ -16,6 +17,7 @@ export interface GitHubTaskDeps {
   readonly resolve: PullRequestResolver | null;
   readonly reviews: Queue;
   readonly redis: Redis;
+  readonly seal: QueueSeal;
 }
 
 /** What a task came to: `skipped` when there was nothing to do (a closed PR, no App). */
@@ -39,7 +41,7 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
         logger.info("pull request is closed, a draft or gone: not reviewed");
         return "skipped";
       }
-      const outcome = await enqueueReview(deps.reviews, deps.redis, job);
+      const outcome = await enqueueReview(deps.reviews, deps.redis, deps.seal, job);
       logger.info({ jobId: outcome.jobId, headSha: job.headSha, removed: outcome.removed, cancelled: outcome.cancelled }, "resolved review enqueued");
       return "done";
     }

@@ -6,12 +6,15 @@ import type { Redis } from "ioredis";
 import { createCloser } from "@reviewbot/core/create-closer";
 import { AppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
+import { SealedBox } from "@reviewbot/core/sealed-box";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
+import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
@@ -21,19 +24,24 @@ import { createApiApp } from "./create-api-app.js";
 import type { PullRequestResolver } from "./handle-github-task.js";
 import { createLocalSink } from "./local-sink.js";
 import { startPublisher } from "./start-publisher.js";
-import type { TokenMinter } from "./token-broker-handler.js";
+import type { TokenMinter } from "./broker/claim-handler.js";
+import { startTokenSweeper } from "./broker/token-sweeper.js";
+import { TokenVault } from "./broker/token-vault.js";
+import { WorkerRegistry } from "./broker/worker-registry.js";
 
 
 /** Composition root of the API: env → clients → HTTP app, publisher, signals. */
 async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
   const scrubber = new SecretScrubber();
-  for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_WORKER_CREDENTIAL, config.REVIEWBOT_DASHBOARD_PASSWORD]) {
+  for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_DASHBOARD_PASSWORD, config.REDIS_PASSWORD]) {
     if (secret !== undefined) scrubber.register(secret);
   }
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
-  const redis = createRedisConnection(config.REDIS_URL, { name: "api", blocking: false });
-  const blocking = createRedisConnection(config.REDIS_URL, { name: "publisher", blocking: true });
+  // The queue seal's key derives from the webhook secret: workers hold neither (deployment.md).
+  const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
+  const redis = createRedisConnection(config.REDIS_URL, { name: "api", blocking: false, password: config.REDIS_PASSWORD });
+  const blocking = createRedisConnection(config.REDIS_URL, { name: "publisher", blocking: true, password: config.REDIS_PASSWORD });
   for (const connection of [redis, blocking]) {
     connection.on("error", (err) => {
       logger.warn({ err, connection: connection.options.connectionName }, "redis connection error");
@@ -50,9 +58,21 @@ async function main(): Promise<void> {
   const resolve: PullRequestResolver | null =
     app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
   const mint: TokenMinter | null = app === null ? null : (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
-  const publisher = startPublisher({ sink, resolve, reviews, redis, blockingConnection: blocking, metrics, logger });
+  const publisher = startPublisher({ sink, resolve, reviews, redis, seal, blockingConnection: blocking, metrics, logger });
+  const vault =
+    app === null
+      ? null
+      : new TokenVault({
+          redis,
+          box: new SealedBox(config.REVIEWBOT_WEBHOOK_SECRET, "token-vault/v1"),
+          revoke: (token) => revokeRepositoryToken(config.GITHUB_API_URL, token),
+          scrubber,
+          logger,
+        });
+  const sweeper = vault === null ? null : startTokenSweeper({ vault, redis, reviews, logger });
+  const registry = config.REVIEWBOT_WORKERS_FILE === undefined ? null : new WorkerRegistry(config.REVIEWBOT_WORKERS_FILE, logger);
 
-  warnAboutDisabledParts(config, mint !== null, logger);
+  warnAboutDisabledParts(config, logger);
   const api = createApiApp({
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
@@ -67,17 +87,26 @@ async function main(): Promise<void> {
       },
     },
     queues: { reviews, github },
+    seal,
     redis,
     metrics,
     logger,
     scrubber,
-    tokenBroker: config.REVIEWBOT_WORKER_CREDENTIAL === undefined || mint === null ? null : { credential: config.REVIEWBOT_WORKER_CREDENTIAL, mint },
+    workers:
+      registry === null
+        ? null
+        : {
+            registry,
+            tokens: mint === null || vault === null ? null : { mint, vault, ttlMs: config.REVIEWBOT_JOB_TOKEN_TTL_MS },
+            maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
+          },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });
   const server = await listen(api, config);
   const close = createCloser(
     [
       ["http", () => stopServer(server)],
+      ["token sweeper", () => Promise.resolve(sweeper?.close())],
       ["publisher", () => publisher.close()],
       ["reviews queue", () => reviews.close()],
       ["github queue", () => github.close()],
@@ -129,12 +158,12 @@ async function readPrivateKey(config: ApiConfig): Promise<string> {
   });
 }
 
-function warnAboutDisabledParts(config: ApiConfig, canMint: boolean, logger: Logger): void {
+function warnAboutDisabledParts(config: ApiConfig, logger: Logger): void {
   if (config.REVIEWBOT_DASHBOARD_PASSWORD === undefined) {
     logger.warn("dashboard disabled: REVIEWBOT_DASHBOARD_PASSWORD is not set");
   }
-  if (config.REVIEWBOT_WORKER_CREDENTIAL === undefined || !canMint) {
-    logger.warn({ credential: config.REVIEWBOT_WORKER_CREDENTIAL !== undefined, githubApp: canMint }, "token broker disabled: it needs REVIEWBOT_WORKER_CREDENTIAL and a GitHub App");
+  if (config.REVIEWBOT_WORKERS_FILE === undefined) {
+    logger.warn("worker routes disabled: REVIEWBOT_WORKERS_FILE is not set, so no worker can claim or report a job");
   }
 }
 

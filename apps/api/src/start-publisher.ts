@@ -2,7 +2,7 @@ import { UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import { parseGitHubTask } from "@reviewbot/queue/github-task";
+import { openGitHubTask } from "@reviewbot/queue/github-task";
 import { GITHUB_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ApiMetrics } from "./api-metrics.js";
 import { handleGitHubTask, type GitHubTaskDeps } from "./handle-github-task.js";
@@ -17,7 +17,7 @@ export interface PublisherOptions extends GitHubTaskDeps {
 
 /**
  * The publisher: a BullMQ worker on the GitHub queue, inside the API process (the only holder of
- * the App key). An invalid task or a final error fails the task at once (UnrecoverableError, with
+ * the App key). A task without the api's seal fails at once, like an invalid one; an invalid task or a final error fails the task at once (UnrecoverableError, with
  * the reason); a retryable one (GITHUB_API_FAILED, Redis) is retried with the task's backoff.
  */
 export function startPublisher(options: PublisherOptions): Worker {
@@ -29,7 +29,8 @@ export function startPublisher(options: PublisherOptions): Worker {
       const kind = typeof claimed === "string" ? claimed.slice(0, 20) : "unknown";
       const log = logger.child({ taskId: job.id, kind, attempt: job.attemptsMade + 1 });
       try {
-        const task = parseGitHubTask(job.data);
+        // Only tasks the api sealed: workers share Redis, and without ACLs could write this queue.
+        const task = openGitHubTask(options.seal, job.id ?? "", job.data);
         const taskLog = log.child(
           task.kind === "resolve"
             ? { repo: task.repository, pr: task.pullNumber }

@@ -4,12 +4,15 @@ import { LogLevel, RuntimeConfig } from "@reviewbot/review/runtime/runtime-confi
 
 /**
  * The CLI's operator settings: the pipeline's slice (cache, sandbox, policy file), the log level,
- * and REDIS_URL for `submit` and `fleet`. Strict: an unknown REVIEWBOT_* name is an error (a typo
+ * and, for `submit` and `fleet`, Redis and the webhook secret the queue seal derives from. Strict: an unknown REVIEWBOT_* name is an error (a typo
  * must not silently fall back to a default).
  */
 export const CliConfig = RuntimeConfig.extend({
   REVIEWBOT_LOG_LEVEL: LogLevel.default("warn"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret).
+  REDIS_PASSWORD: z.string().min(1).optional(),
+  REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
 }).strict();
 export type CliConfig = z.infer<typeof CliConfig>;
 

@@ -5,6 +5,7 @@ import type { CheckoutArgs } from "./checkout-command.js";
 import type { FleetArgs } from "./fleet-command.js";
 import type { FailLevel, ReviewArgs } from "./review-command.js";
 import type { SubmitArgs } from "./submit-review.js";
+import type { WorkerCredentialArgs } from "./worker-credential-command.js";
 
 export const USAGE = `usage: reviewbot <command> [options]
 
@@ -20,8 +21,12 @@ export const USAGE = `usage: reviewbot <command> [options]
              configured sandbox mode cannot be met
   submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
            [--default-branch <branch>]
-             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue;
+             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue
+             (as the api does: needs its Redis user and REVIEWBOT_WEBHOOK_SECRET);
              the worker takes .ai/ from the head of --default-branch (default: --base)
+  worker-credential <name> [--registry <file>]
+             print a new worker credential (<name>.<secret>) and add its hash to the api's
+             REVIEWBOT_WORKERS_FILE; delete the line to revoke the worker
   fleet    [--keep-running | --exit]
              the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
              local sink and one worker; reviews the bundled sample through the queue, prints the
@@ -35,7 +40,8 @@ export type Command =
   | { readonly name: "checkout"; readonly args: CheckoutArgs }
   | { readonly name: "doctor" }
   | { readonly name: "submit"; readonly args: SubmitArgs }
-  | { readonly name: "fleet"; readonly args: FleetArgs };
+  | { readonly name: "fleet"; readonly args: FleetArgs }
+  | { readonly name: "worker-credential"; readonly args: WorkerCredentialArgs };
 
 const OPTIONS = {
   repo: { type: "string" },
@@ -53,6 +59,7 @@ const OPTIONS = {
   "default-branch": { type: "string" },
   "keep-running": { type: "boolean" },
   exit: { type: "boolean" },
+  registry: { type: "string" },
 } as const;
 
 /** Parses argv strictly; anything unexpected is a USAGE error naming it. */
@@ -64,6 +71,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
     throw new AppError("USAGE", err instanceof Error ? err.message : String(err));
   }
   const [name, ...rest] = parsed.positionals;
+  if (name === "worker-credential") return { name, args: workerCredentialArgs(rest, parsed.values.registry) };
   if (rest.length > 0) throw new AppError("USAGE", `unexpected argument "${rest.join(" ")}"`);
   if (name === "doctor") return { name };
   if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit) };
@@ -97,6 +105,13 @@ function oneOf<T extends string>(option: string, value: string, allowed: readonl
 function fleetArgs(keepRunning: boolean | undefined, exit: boolean | undefined): FleetArgs {
   if (keepRunning === true && exit === true) throw new AppError("USAGE", "--keep-running and --exit exclude each other");
   return { keepRunning: keepRunning === true ? true : exit === true ? false : undefined };
+}
+
+function workerCredentialArgs(positionals: readonly string[], registry: string | undefined): WorkerCredentialArgs {
+  const [worker, ...extra] = positionals;
+  if (worker === undefined || extra.length > 0) throw new AppError("USAGE", "worker-credential takes one worker name");
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(worker)) throw new AppError("USAGE", `the worker name must be lower-case letters, digits and dashes, not "${worker}"`);
+  return { worker, registry };
 }
 
 function submitArgs(values: {

@@ -1,17 +1,19 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rm } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Queue } from "bullmq";
 import { AppError } from "@reviewbot/core/errors";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
 import { startChildService, type ChildService } from "./child-service.js";
 import type { CliConfig } from "./cli-config.js";
 import { freePort } from "./free-port.js";
-import { startPrivateRedis, type PrivateRedis } from "./private-redis.js";
+import { startPrivateRedis, type PrivateRedis, type RedisLogin } from "./private-redis.js";
 import { renderSinkResult } from "./render-sink-result.js";
 import { submitReview, type Submission } from "./submit-review.js";
 
@@ -29,7 +31,8 @@ const REVIEW_TIMEOUT_MS = 15 * 60 * 1000;
  * API (local sink, dashboard behind a random password) and one worker (local source) as child
  * processes; the bundled sample PR is reviewed through the queue and its result printed with the
  * dashboard's address. On a terminal it stays up until Ctrl-C, then stops everything and removes
- * the private Redis.
+ * the private Redis. As in production: the private Redis has one ACL user per role, and the
+ * worker has a credential of its own in the api's registry and none of the api's secrets.
  */
 export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (text: string) => void): Promise<number> {
   const dir = join(config.REVIEWBOT_CACHE_DIR, "fleet");
@@ -50,17 +53,24 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
     process.once("SIGTERM", resolve);
   });
   try {
-    redis = config.REDIS_URL === undefined ? await startPrivateRedis(dir) : undefined;
-    const redisUrl = config.REDIS_URL ?? redis?.url ?? "";
-    const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/", REDIS_URL: redisUrl, REVIEWBOT_LOG_LEVEL: "info" };
+    redis = config.REDIS_URL === undefined ? await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8")) : undefined;
+    const shared: RedisLogin = { url: config.REDIS_URL ?? "", password: config.REDIS_PASSWORD };
+    const logins = redis?.roles ?? { api: shared, worker: shared, admin: shared };
+    const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/", REVIEWBOT_LOG_LEVEL: "info" };
     const password = randomBytes(18).toString("base64url");
+    const webhookSecret = randomBytes(24).toString("base64url");
+    const credential = newWorkerCredential("fleet-worker");
+    const workersFile = join(dir, "workers");
+    await writeFile(workersFile, `${registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })}\n`, { mode: 0o600 });
     const apiPort = await freePort();
     services.push(
       startChildService("api", [process.execPath, join(ROOT, "apps/api/dist/main.js")], {
         ...base,
+        ...redisEnv(logins.api),
         REVIEWBOT_HOST: "127.0.0.1",
         REVIEWBOT_PORT: String(apiPort),
-        REVIEWBOT_WEBHOOK_SECRET: randomBytes(24).toString("base64url"),
+        REVIEWBOT_WEBHOOK_SECRET: webhookSecret,
+        REVIEWBOT_WORKERS_FILE: workersFile,
         REVIEWBOT_SINK: "local",
         REVIEWBOT_LOCAL_SINK_DIR: sinkDir,
         REVIEWBOT_DASHBOARD_USER: "admin",
@@ -68,19 +78,22 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
       }, join(logDir, "api.log")),
       startChildService("worker", [process.execPath, join(ROOT, "apps/worker/dist/main.js")], {
         ...base,
+        ...redisEnv(logins.worker),
         ...pipelineEnv(),
+        REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
+        REVIEWBOT_WORKER_CREDENTIAL: credential,
         REVIEWBOT_CACHE_DIR: config.REVIEWBOT_CACHE_DIR,
         REVIEWBOT_SOURCE: "local",
         REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
         REVIEWBOT_WORKER_PORT: String(await freePort()),
       }, join(logDir, "worker.log")),
     );
-    write(`reviewbot fleet: redis ${redis === undefined ? redisUrl.replace(/\/\/[^@]*@/, "//") : "(private)"}, api and worker started; logs in ${logDir}\n`);
+    write(`reviewbot fleet: redis ${redis === undefined ? shared.url.replace(/\/\/[^@]*@/, "//") : "(private, one ACL user per role)"}, api and worker started; logs in ${logDir}\n`);
     await createSample(join(reposDir, SAMPLE.repository));
-    const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, redisUrl);
+    const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, QueueSeal.fromSecret(webhookSecret));
     write(`reviewbot fleet: submitted ${SAMPLE.repository}#${SAMPLE.pullNumber} (${submission.job.headSha.slice(0, 12)}) as ${submission.outcome.jobId}\n\n`);
     const result = await Promise.race([
-      waitForResult(sinkDir, submission, redisUrl, services),
+      waitForResult(sinkDir, submission, logins.api, services),
       interrupted.then(() => {
         throw new Error("interrupted");
       }),
@@ -97,6 +110,11 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
   }
 }
 
+/** REDIS_URL naming the role's ACL user, and its password apart. */
+function redisEnv(login: RedisLogin): Record<string, string> {
+  return { REDIS_URL: login.url, ...(login.password === undefined ? {} : { REDIS_PASSWORD: login.password }) };
+}
+
 /** The pipeline's REVIEWBOT_* settings the CLI was given (already validated), for the worker. */
 function pipelineEnv(): Record<string, string> {
   const names = new Set(Object.keys(RuntimeConfig.shape));
@@ -110,10 +128,10 @@ async function createSample(dest: string): Promise<void> {
 }
 
 /** Polls for the local sink's file of the submitted head; fails early when the job or a service does. */
-async function waitForResult(sinkDir: string, submission: Submission, redisUrl: string, services: readonly ChildService[]): Promise<unknown> {
+async function waitForResult(sinkDir: string, submission: Submission, redis: RedisLogin, services: readonly ChildService[]): Promise<unknown> {
   const { job, outcome } = submission;
   const file = join(sinkDir, job.repository, String(job.pullNumber), `${job.headSha}.json`);
-  const connection = createRedisConnection(redisUrl, { name: "cli-fleet", blocking: false });
+  const connection = createRedisConnection(redis.url, { name: "cli-fleet", blocking: false, password: redis.password });
   const queue = new Queue(REVIEW_QUEUE, { connection });
   try {
     for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline; ) {

@@ -17,7 +17,9 @@ import { loadCliConfig, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
 import { fleetCommand } from "./fleet-command.js";
+import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { reviewCommand } from "./review-command.js";
+import { workerCredentialCommand } from "./worker-credential-command.js";
 import { submitReview } from "./submit-review.js";
 
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
@@ -27,9 +29,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const command = parseCommandLine(argv);
   if (command.name === "submit") {
-    if (config.REDIS_URL === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit");
-    const { job, outcome } = await submitReview(command.args, config.REDIS_URL);
+    if (config.REDIS_URL === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit (the api's Redis user)");
+    if (config.REVIEWBOT_WEBHOOK_SECRET === undefined) throw new AppError("CONFIG_INVALID", "REVIEWBOT_WEBHOOK_SECRET: required by submit (jobs are sealed as the api seals them)");
+    const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
+    const { job, outcome } = await submitReview(command.args, { url: config.REDIS_URL, password: config.REDIS_PASSWORD }, seal);
     process.stdout.write(`${JSON.stringify({ ...outcome, headSha: job.headSha, baseSha: job.baseSha })}\n`);
+    return 0;
+  }
+  if (command.name === "worker-credential") {
+    process.stdout.write(await workerCredentialCommand(command.args));
     return 0;
   }
   if (command.name === "fleet") {

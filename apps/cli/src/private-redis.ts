@@ -1,46 +1,66 @@
-import { mkdir, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { redisUrlFor, renderRedisAcl, type RedisRole } from "@reviewbot/queue/redis-acl";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startChildService, type ChildService } from "./child-service.js";
 import { freePort } from "./free-port.js";
 
-export interface PrivateRedis {
+/** How one role connects: the URL names its ACL user, the password goes in REDIS_PASSWORD (none: in the URL, or no ACLs). */
+export interface RedisLogin {
   readonly url: string;
+  readonly password: string | undefined;
+}
+
+export interface PrivateRedis {
+  /** Each role's login (api, worker, admin), as the ACL template defines the roles. */
+  readonly roles: Readonly<Record<RedisRole, RedisLogin>>;
   /** Stops the server and removes its data directory. */
   stop(): Promise<void>;
 }
 
 /**
  * A redis-server of the fleet's own on 127.0.0.1 and a free port, with its data (append-only
- * file, as BullMQ's docs ask for a queue) in a directory of its own under `dir`.
+ * file, as BullMQ's docs ask for a queue) in a directory of its own under `dir`, and the
+ * project's ACL users (`aclTemplate`, infra/redis/users.acl.template) with fresh random passwords:
+ * the embedded fleet runs with the same per-role Redis users as production.
  */
-export async function startPrivateRedis(dir: string): Promise<PrivateRedis> {
+export async function startPrivateRedis(dir: string, aclTemplate: string): Promise<PrivateRedis> {
   const port = await freePort();
   const dataDir = join(dir, `redis-${process.pid}-${port}`);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const base = `redis://127.0.0.1:${port}`;
+  const passwords: Record<RedisRole, string> = { api: secret(), worker: secret(), admin: secret() };
+  const login = (role: RedisRole): RedisLogin => ({ url: redisUrlFor(base, role), password: passwords[role] });
+  const roles = { api: login("api"), worker: login("worker"), admin: login("admin") };
+  const aclFile = join(dataDir, "users.acl");
+  await writeFile(aclFile, renderRedisAcl(aclTemplate, passwords), { mode: 0o600 });
   const server = startChildService(
     "redis",
-    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--save", "", "--protected-mode", "yes"],
+    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--save", "", "--protected-mode", "yes", "--aclfile", aclFile],
     { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     join(dataDir, "redis.log"),
   );
-  const url = `redis://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     await server.stop(5000);
     await rm(dataDir, { recursive: true, force: true });
   };
   try {
-    await waitForPing(url, server);
+    await waitForPing(roles.admin, server);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { roles, stop };
 }
 
-async function waitForPing(url: string, server: ChildService): Promise<void> {
-  const connection = createRedisConnection(url, { name: "cli-fleet-probe", blocking: false });
+function secret(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+async function waitForPing(admin: RedisLogin, server: ChildService): Promise<void> {
+  const connection = createRedisConnection(admin.url, { name: "cli-fleet-probe", blocking: false, password: admin.password });
   connection.on("error", () => undefined);
   try {
     for (let tries = 0; tries < 100; tries += 1) {

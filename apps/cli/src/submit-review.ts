@@ -6,8 +6,10 @@ import { Queue } from "bullmq";
 import { AppError } from "@reviewbot/core/errors";
 import { enqueueReview, type EnqueueOutcome } from "@reviewbot/queue/enqueue-review";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { ReviewJob } from "@reviewbot/queue/review-job";
+import type { RedisLogin } from "./private-redis.js";
 
 export interface SubmitArgs {
   /** The directory of local repositories a worker with REVIEWBOT_SOURCE=local reads. */
@@ -32,9 +34,10 @@ const LOCAL_INSTALLATION_ID = 1;
 
 /**
  * `reviewbot submit`: resolves base and head to SHAs in `<repoDir>/<repository>` and enqueues the
- * review on the real queue with enqueueReview (supersession and fair share as for webhooks).
+ * review on the real queue with enqueueReview (supersession and fair share as for webhooks), as
+ * the api does: sealed, with the api's Redis role. An operator's tool, it holds what the api holds.
  */
-export async function submitReview(args: SubmitArgs, redisUrl: string): Promise<Submission> {
+export async function submitReview(args: SubmitArgs, redis: RedisLogin, seal: QueueSeal): Promise<Submission> {
   const repo = resolve(args.repoDir, args.repository);
   const inside = relative(resolve(args.repoDir), repo);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
@@ -58,10 +61,10 @@ export async function submitReview(args: SubmitArgs, redisUrl: string): Promise<
     const issue = job.error.issues[0];
     throw new AppError("USAGE", `${String(issue?.path[0] ?? "job")}: ${issue?.message ?? "invalid"}`);
   }
-  const connection = createRedisConnection(redisUrl, { name: "cli-submit", blocking: false });
+  const connection = createRedisConnection(redis.url, { name: "cli-submit", blocking: false, password: redis.password });
   const queue = new Queue(REVIEW_QUEUE, { connection });
   try {
-    return { job: job.data, outcome: await enqueueReview(queue, connection, job.data) };
+    return { job: job.data, outcome: await enqueueReview(queue, connection, seal, job.data) };
   } catch (err) {
     throw new AppError("QUEUE_UNAVAILABLE", "could not enqueue the review", { cause: err });
   } finally {

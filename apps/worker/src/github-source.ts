@@ -1,22 +1,25 @@
+import { AppError } from "@reviewbot/core/errors";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
-import { fetchJobToken, type TokenBroker } from "./fetch-job-token.js";
 import type { ReviewSource, SourceCheckout } from "./review-source.js";
 
 /**
- * The production source: `${gitUrl}/${repository}.git`, fetched with the job's installation token.
+ * The production source: `${gitUrl}/${repository}.git`, fetched with the job's installation token
+ * (from the api's claim; read-only, one repository, revoked when the job ends).
  * The token is registered with the scrubber the moment it arrives and reaches git only through the
  * clone cache's askpass environment: never argv, the URL, .git/config, a log, the job or a sandbox.
  */
-export function createGitHubSource(broker: TokenBroker, gitUrl: string, scrubber: SecretScrubber): ReviewSource {
+export function createGitHubSource(gitUrl: string, scrubber: SecretScrubber): ReviewSource {
   const base = gitUrl.replace(/\/+$/, "");
   return {
     name: "github",
     protocols: [new URL(base).protocol.replace(/:$/, "")],
-    async resolve(job: ReviewJob, jobId: string): Promise<SourceCheckout> {
-      const token = await fetchJobToken(broker, jobId);
+    resolve(job: ReviewJob, token: string | null): Promise<SourceCheckout> {
+      if (token === null) {
+        return Promise.reject(new AppError("CONFIG_INVALID", "the api minted no repository token: it runs without a GitHub App (REVIEWBOT_SOURCE=github needs one)"));
+      }
       scrubber.register(token);
-      return {
+      return Promise.resolve({
         request: {
           remote: `${base}/${job.repository}.git`,
           head: { ref: `refs/pull/${job.pullNumber}/head`, sha: job.headSha },
@@ -29,7 +32,7 @@ export function createGitHubSource(broker: TokenBroker, gitUrl: string, scrubber
         release: () => {
           scrubber.forget(token);
         },
-      };
+      });
     },
   };
 }

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { Queue, Worker } from "bullmq";
+import { Worker } from "bullmq";
 import { createCloser } from "@reviewbot/core/create-closer";
 import { isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
-import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
 import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
@@ -18,11 +18,12 @@ import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import { createGitHubSource } from "./github-source.js";
 import { createHealthServer } from "./health-server.js";
+import { createJobClient } from "./job-client.js";
 import { createLocalSource } from "./local-source.js";
 import { processReviewJob } from "./process-review-job.js";
 import type { ReviewSource } from "./review-source.js";
 import { RunningJobs } from "./running-jobs.js";
-import { loadWorkerConfig, type WorkerConfig } from "./worker-config.js";
+import { loadWorkerConfig } from "./worker-config.js";
 import { createWorkerMetrics } from "./worker-metrics.js";
 
 /** A PR lease outlives a frozen worker by at most this long; renewed every 10 s while held. */
@@ -32,16 +33,19 @@ const LEASE_TTL_MS = 30_000;
 async function main(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   const scrubber = new SecretScrubber();
+  for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, config.REDIS_PASSWORD]) if (secret !== undefined) scrubber.register(secret);
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const operator = await loadOperatorPolicy(config);
-  const source = reviewSource(config, scrubber);
+  const source: ReviewSource =
+    config.REVIEWBOT_SOURCE === "local" ? createLocalSource(config.REVIEWBOT_LOCAL_REPOS_DIR ?? "") : createGitHubSource(config.REVIEWBOT_GIT_URL, scrubber);
+  const jobs = createJobClient({ apiUrl: config.REVIEWBOT_API_URL, credential: config.REVIEWBOT_WORKER_CREDENTIAL, timeoutMs: 30_000 });
   const cache = new CloneCache(cloneCacheOptions(config, scrubber, source.protocols));
   await cache.init();
 
   const counters = new SandboxCounters();
   const metrics = createWorkerMetrics(counters);
   let sandboxReady = false;
-  const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false });
+  const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
   const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandboxReady: () => sandboxReady }, metrics.registry);
   health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
@@ -55,14 +59,13 @@ async function main(): Promise<void> {
   const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
   sandboxReady = true;
 
-  const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true });
-  const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true });
-  const githubQueue = new Queue(GITHUB_QUEUE, { connection: commands });
+  const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true, password: config.REDIS_PASSWORD });
+  const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true, password: config.REDIS_PASSWORD });
   const running = new RunningJobs();
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
-  const deps = { redis: commands, githubQueue, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
+  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
   // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
   // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
   // comes too late marks the job stalled and another worker runs it twice). A killed worker stops
@@ -98,7 +101,6 @@ async function main(): Promise<void> {
           ["cancels", unsubscribe],
           ["install hooks", () => installHooks.close()],
           ["engine", () => engine.close()],
-          ["github queue", () => githubQueue.close()],
           ["health", () => new Promise((resolve) => health.close(resolve))],
           ["redis", () => Promise.all([blocking.quit(), subscriber.quit(), commands.quit()])],
         ],
@@ -119,13 +121,6 @@ async function main(): Promise<void> {
   }
   logger.info({ source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY }, "worker started");
   void worker.run();
-}
-
-function reviewSource(config: WorkerConfig, scrubber: SecretScrubber): ReviewSource {
-  if (config.REVIEWBOT_SOURCE === "local") return createLocalSource(config.REVIEWBOT_LOCAL_REPOS_DIR ?? "");
-  const broker = { apiUrl: config.REVIEWBOT_API_URL ?? "", credential: config.REVIEWBOT_WORKER_CREDENTIAL ?? "", timeoutMs: 10_000 };
-  scrubber.register(broker.credential);
-  return createGitHubSource(broker, config.REVIEWBOT_GIT_URL, scrubber);
 }
 
 main().catch((err: unknown) => {

@@ -1,28 +1,30 @@
-import { DelayedError, UnrecoverableError, type Job, type Queue } from "bullmq";
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { isAppError } from "@reviewbot/core/errors";
+import { isAppError, type ErrorCode } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
-import { releaseShare } from "@reviewbot/queue/fair-share";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
-import { parseReviewJob, type ReviewJob } from "@reviewbot/queue/review-job";
+import { readReviewJob } from "@reviewbot/queue/queued-review-job";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
+import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
+import type { JobClient } from "./job-client.js";
 import type { ReviewSource } from "./review-source.js";
 import { abortCause, type RunningJobs } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
-import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 
 export interface ProcessDependencies {
-  /** A non-blocking command connection (leases, PR state, fair share). */
+  /** A non-blocking command connection (PR leases, PR state): the worker's Redis user reaches nothing else of ours. */
   readonly redis: Redis;
-  readonly githubQueue: Queue;
+  /** The api's worker routes: claim a job, report how it ended. */
+  readonly jobs: JobClient;
   readonly source: ReviewSource;
   readonly cache: CloneCache;
   readonly engine: SandboxEngine;
@@ -44,80 +46,80 @@ export type ReviewJobResult =
   | { readonly outcome: "superseded" }
   | { readonly outcome: "cancelled" };
 
+/** Refusals of the api itself: reporting an outcome for such a job would be refused too. */
+const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "UNAUTHENTICATED", "OUTCOME_RECORDED"]);
+
 /**
- * The BullMQ processor of a review job: validate, skip a superseded head, take the PR's lease,
- * run the pipeline with an abort signal, and hand the result (or a final failure) to the
- * publisher through the GitHub queue. Final errors become `UnrecoverableError`; retryable ones are
- * rethrown for BullMQ's backoff; a job handed back at shutdown returns to the queue at once.
+ * The BullMQ processor of a review job: skip a superseded head, take the PR's lease, claim the job
+ * from the api with its lock token (the api answers with the job as it sealed it, and the
+ * repository token), run the pipeline with an abort signal, and report how it ended to the api,
+ * which publishes. The queued data is only read for the lease and supersession; what is reviewed is
+ * the api's answer. Final errors become `UnrecoverableError`; retryable ones are rethrown for
+ * BullMQ's backoff; a job handed back at shutdown returns to the queue at once.
  */
-export async function processReviewJob(job: Job, token: string | undefined, deps: ProcessDependencies): Promise<ReviewJobResult> {
+export async function processReviewJob(job: Job, lockToken: string | undefined, deps: ProcessDependencies): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
-  let review: ReviewJob;
+  const lock = lockToken ?? "";
+  let queued: ReviewJob;
   try {
-    review = parseReviewJob(job.data);
+    queued = readReviewJob(job.data);
   } catch (err) {
     deps.metrics.countJob("invalid");
     deps.logger.warn({ jobId, err }, "review job invalid");
     throw new UnrecoverableError(isAppError(err) ? `${err.code}: ${err.message}` : String(err));
   }
-  const logger = deps.logger.child({ jobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
-  if (await isSuperseded(deps.redis, review)) {
-    await releaseShare(deps.redis, review.installationId, jobId);
+  const logger = deps.logger.child({ jobId, repo: queued.repository, pr: queued.pullNumber, headSha: queued.headSha });
+  if (await isSuperseded(deps.redis, queued)) {
+    await report(deps, jobId, lock, { kind: "skipped" }, logger);
     deps.metrics.countJob("superseded");
     logger.info("review superseded before it started");
     return { outcome: "superseded" };
   }
-  const lease = new PullRequestLease(deps.redis, review, jobId, deps.leaseTtlMs);
+  const lease = new PullRequestLease(deps.redis, queued, jobId, deps.leaseTtlMs);
   if (!(await lease.acquire())) {
     deps.metrics.countJob("deferred");
-    await job.moveToDelayed(Date.now() + deps.leaseRetryMs, token);
+    await job.moveToDelayed(Date.now() + deps.leaseRetryMs, lockToken);
     throw new DelayedError();
   }
   const { signal, finish } = deps.running.add(jobId);
-  let finished = false;
   try {
-    const outcome = await runReview(job, review, signal, { ...deps, logger });
-    finished = true;
-    return outcome;
+    const claim = await deps.jobs.claim(jobId, lock);
+    return await runReview(job, lock, claim.job, claim.token, signal, { ...deps, logger });
   } catch (err) {
     const cause = abortCause(signal);
     if (cause === "shutdown") {
       deps.metrics.countJob("handed-back");
       logger.warn("review handed back at shutdown");
-      await job.moveToDelayed(Date.now(), token);
+      await job.moveToDelayed(Date.now(), lockToken);
       throw new DelayedError();
     }
     if (cause === "cancelled") {
-      finished = true;
-      await fail(deps.githubQueue, review, jobId, "REVIEW_CANCELLED", signal.reason instanceof Error ? signal.reason.message : "cancelled");
+      await report(deps, jobId, lock, failure("REVIEW_CANCELLED", signal.reason instanceof Error ? signal.reason.message : "cancelled"), logger);
       deps.metrics.countJob("cancelled");
       logger.info("review cancelled");
       return { outcome: "cancelled" };
     }
-    const final = !isAppError(err) || err.retryable ? job.attemptsMade + 1 >= (job.opts.attempts ?? 1) : true;
-    const code = isAppError(err) ? err.code : "INTERNAL";
-    const message = err instanceof Error ? err.message.split("\n", 1)[0] ?? "" : String(err);
-    logger.error({ err, final, attempt: job.attemptsMade + 1 }, "review failed");
+    const code: ErrorCode = isAppError(err) ? err.code : "INTERNAL";
+    const final = isAppError(err) && !err.retryable ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const message = err instanceof Error ? (err.message.split("\n", 1)[0] ?? "") : String(err);
+    logger.error({ err, code, final, attempt: job.attemptsMade + 1 }, "review failed");
     if (!final) {
       deps.metrics.countJob("retried");
       throw err;
     }
-    finished = true;
     deps.metrics.countJob("failed");
-    await fail(deps.githubQueue, review, jobId, code, message);
+    if (!REFUSED_BY_API.has(code)) await report(deps, jobId, lock, failure(code, message), logger);
     throw new UnrecoverableError(`${code}: ${message}`);
   } finally {
     finish();
     await lease.release().catch((err: unknown) => {
       logger.warn({ err }, "lease release failed");
     });
-    if (finished) await releaseShare(deps.redis, review.installationId, jobId);
   }
 }
 
-async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
+async function runReview(job: Job, lock: string, review: ReviewJob, token: string | null, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
-  await enqueueGitHubTask(deps.githubQueue, { kind: "started", reviewJobId: jobId, review });
   // Shown per job in the dashboard: the stage, a line, and helpers done of total.
   const progress = (update: ReviewProgress): void => {
     void job.updateProgress({ ...update }).catch(() => undefined);
@@ -127,7 +129,7 @@ async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps:
       () => undefined,
     );
   };
-  const source = await deps.source.resolve(review, jobId);
+  const source = await deps.source.resolve(review, token);
   try {
     const report = await reviewPullRequest(
       { ...source.request, label: jobId, filterMode: deps.filterMode, signal },
@@ -144,13 +146,13 @@ async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps:
     deps.metrics.observeTimings(report.timings);
     if (signal.aborted) throw signal.reason;
     if (await isSuperseded(deps.redis, review)) {
-      await fail(deps.githubQueue, review, jobId, "REVIEW_CANCELLED", "superseded by a newer head");
+      await deps.jobs.report(jobId, lock, failure("REVIEW_CANCELLED", "superseded by a newer head"));
       deps.metrics.countJob("superseded");
       deps.logger.info("review superseded before publishing");
       return { outcome: "superseded" };
     }
     void job.updateProgress({ stage: "publishing", message: `${report.findings.length} finding(s)` }).catch(() => undefined);
-    await enqueueGitHubTask(deps.githubQueue, { kind: "completed", reviewJobId: jobId, review, report: toPublishedReport(report) });
+    await deps.jobs.report(jobId, lock, { kind: "completed", report: toPublishedReport(report) });
     deps.metrics.countJob("completed");
     deps.logger.info({ findings: report.findings.length, totalMs: report.timings.totalMs }, "review completed");
     return { outcome: "completed", findings: report.findings.length };
@@ -159,6 +161,13 @@ async function runReview(job: Job, review: ReviewJob, signal: AbortSignal, deps:
   }
 }
 
-async function fail(queue: Queue, review: ReviewJob, reviewJobId: string, code: string, reason: string): Promise<void> {
-  await enqueueGitHubTask(queue, { kind: "failed", reviewJobId, review, code, reason: reason.slice(0, 2000) });
+function failure(code: ErrorCode, reason: string): JobOutcome {
+  return { kind: "failed", code, reason: reason.slice(0, 2000) };
+}
+
+/** Reports an outcome that ends the job anyway: a refusal is logged, not thrown. */
+async function report(deps: ProcessDependencies, jobId: string, lock: string, outcome: JobOutcome, logger: Logger): Promise<void> {
+  await deps.jobs.report(jobId, lock, outcome).catch((err: unknown) => {
+    logger.warn({ err, outcome: outcome.kind }, "outcome not recorded by the api");
+  });
 }

@@ -11,12 +11,13 @@ export interface SourceCheckout {
 }
 
 /**
- * Resolves a review job to a checkout: GitHub through a per-job token from the API's broker, or a
+ * Resolves a review job to a checkout: GitHub with the job's token from the api's claim, or a
  * directory of local repositories under the embedded defaults.
  */
 export interface ReviewSource {
   readonly name: "github" | "local";
   /** The clone cache's allowed protocols for this source's remotes. */
   readonly protocols: readonly string[];
-  resolve(job: ReviewJob, jobId: string): Promise<SourceCheckout>;
+  /** `job` and `token` are the api's answer to the worker's claim (the token is null without a GitHub App). */
+  resolve(job: ReviewJob, token: string | null): Promise<SourceCheckout>;
 }

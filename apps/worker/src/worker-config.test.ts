@@ -1,16 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { loadWorkerConfig } from "./worker-config.js";
 
-const local = { REDIS_URL: "redis://127.0.0.1:6379", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv/repos" };
-const github = { REDIS_URL: "redis://127.0.0.1:6379", REVIEWBOT_API_URL: "http://api:3000", REVIEWBOT_WORKER_CREDENTIAL: "x".repeat(32) };
+const api = { REVIEWBOT_API_URL: "http://api:3000", REVIEWBOT_WORKER_CREDENTIAL: `worker-1.${"x".repeat(43)}` };
+const local = { REDIS_URL: "redis://127.0.0.1:6379", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv/repos", ...api };
+const github = { REDIS_URL: "redis://127.0.0.1:6379", ...api };
 
 describe("loadWorkerConfig", () => {
   it.each([
     ["an unknown REVIEWBOT_* name", { ...local, REVIEWBOT_CONCURENCY: "4" }, /^REVIEWBOT_CONCURENCY: /],
-    ["no REDIS_URL", { REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv" }, /^REDIS_URL: /],
-    ["github without the broker", { REDIS_URL: "redis://r:6379" }, /^REVIEWBOT_API_URL: required when REVIEWBOT_SOURCE=github/],
-    ["local without a directory", { REDIS_URL: "redis://r:6379", REVIEWBOT_SOURCE: "local" }, /^REVIEWBOT_LOCAL_REPOS_DIR: required/],
-    ["a short credential", { ...github, REVIEWBOT_WORKER_CREDENTIAL: "short" }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
+    ["no REDIS_URL", { REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv", ...api }, /^REDIS_URL: /],
+    ["no api to claim jobs from", { REDIS_URL: "redis://r:6379", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv" }, /^REVIEWBOT_API_URL: /],
+    ["local without a directory", { REDIS_URL: "redis://r:6379", REVIEWBOT_SOURCE: "local", ...api }, /^REVIEWBOT_LOCAL_REPOS_DIR: is required/],
+    ["a credential without a name", { ...github, REVIEWBOT_WORKER_CREDENTIAL: "x".repeat(43) }, /^REVIEWBOT_WORKER_CREDENTIAL: must be <name>.<secret>/],
+    ["a credential with a short secret", { ...github, REVIEWBOT_WORKER_CREDENTIAL: "w1.short" }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
     ["a zero concurrency", { ...local, REVIEWBOT_CONCURRENCY: "0" }, /^REVIEWBOT_CONCURRENCY: /],
     ["an unknown engine", { ...local, REVIEWBOT_ENGINE: "lxc" }, /^REVIEWBOT_ENGINE: /],
   ])("rejects %s", (_name, env, message) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AppError } from "@reviewbot/core/errors";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
 import { LogLevel, RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -11,10 +11,13 @@ const positiveInt = z.coerce.number().int().positive();
  */
 export const WorkerConfig = RuntimeConfig.extend({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
+  // The password of the URL's ACL user (reviewbot-worker, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
+  REDIS_PASSWORD: z.string().min(1).optional(),
   REVIEWBOT_LOG_LEVEL: LogLevel.default("info"),
   REVIEWBOT_SOURCE: z.enum(["github", "local"]).default("github"),
-  REVIEWBOT_API_URL: z.url({ protocol: /^https?$/ }).optional(),
-  REVIEWBOT_WORKER_CREDENTIAL: z.string().min(32, "must be at least 32 characters").optional(),
+  // Every worker claims its jobs from the api and reports to it, whatever the source.
+  REVIEWBOT_API_URL: z.url({ protocol: /^https?$/ }),
+  REVIEWBOT_WORKER_CREDENTIAL: z.string().regex(WORKER_CREDENTIAL, "must be <name>.<secret> as `reviewbot worker-credential` prints it"),
   REVIEWBOT_GIT_URL: z.url({ protocol: /^https?$/ }).default("https://github.com"),
   REVIEWBOT_LOCAL_REPOS_DIR: z.string().min(1).optional(),
   REVIEWBOT_CONCURRENCY: positiveInt.max(64).default(2),
@@ -23,23 +26,20 @@ export const WorkerConfig = RuntimeConfig.extend({
   REVIEWBOT_WORKER_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   // Loopback by default, like the api: expose health and metrics to other hosts deliberately.
   REVIEWBOT_WORKER_HOST: z.string().min(1).default("127.0.0.1"),
-}).strict();
+})
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.REVIEWBOT_SOURCE === "local" && config.REVIEWBOT_LOCAL_REPOS_DIR === undefined) {
+      ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_REPOS_DIR"], message: "is required when REVIEWBOT_SOURCE=local" });
+    }
+  });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
 /**
- * Reads the worker's configuration; the settings a source needs are required only for that
- * source (the token broker for `github`, the repositories directory for `local`).
+ * Reads the worker's configuration; the repositories directory is required for the `local` source.
  *
  * @throws AppError `CONFIG_INVALID` naming the first bad, unknown or missing variable.
  */
 export function loadWorkerConfig(env: NodeJS.ProcessEnv): Readonly<WorkerConfig> {
-  const config = parseEnvConfig(WorkerConfig, env);
-  const required =
-    config.REVIEWBOT_SOURCE === "github"
-      ? (["REVIEWBOT_API_URL", "REVIEWBOT_WORKER_CREDENTIAL"] as const)
-      : (["REVIEWBOT_LOCAL_REPOS_DIR"] as const);
-  for (const name of required) {
-    if (config[name] === undefined) throw new AppError("CONFIG_INVALID", `${name}: required when REVIEWBOT_SOURCE=${config.REVIEWBOT_SOURCE}`);
-  }
-  return config;
+  return parseEnvConfig(WorkerConfig, env);
 }

@@ -30,9 +30,13 @@ export const ERROR_CATALOGUE = {
   JOB_INVALID: { status: 422, retryable: false, summary: "a queued job does not match its contract" },
   UNAUTHENTICATED: { status: 401, retryable: false, summary: "the request carries no valid credential" },
   REQUEST_INVALID: { status: 400, retryable: false, summary: "an API request body or header is malformed" },
-  TOKEN_DENIED: { status: 403, retryable: false, summary: "no live job entitles the caller to a token" },
+  JOB_NOT_HELD: { status: 403, retryable: false, summary: "the caller holds no live job the api created with this id" },
+  API_UNAVAILABLE: { status: 503, retryable: true, summary: "a worker could not reach the api, or got no usable answer" },
+  OUTCOME_RECORDED: { status: 409, retryable: false, summary: "the job's outcome was already recorded as something else" },
   GITHUB_API_FAILED: { status: 502, retryable: true, summary: "a GitHub API call failed" },
   REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },
+  NOT_FOUND: { status: 404, retryable: false, summary: "the API has no such route" },
+  INTERNAL: { status: 500, retryable: true, summary: "an unexpected error (a bug): retried, then reported" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

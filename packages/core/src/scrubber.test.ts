@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { REDACTED, SecretScrubber } from "./scrubber.js";
 
@@ -26,5 +27,43 @@ describe("SecretScrubber", () => {
     scrubber.register("temporary-token");
     scrubber.forget("temporary-token");
     expect(scrubber.scrub("temporary-token")).toBe("temporary-token");
+  });
+});
+
+describe("SecretScrubber with expiring secrets", () => {
+  it("forgets a secret once its expiry passes, and keeps scrubbing it before", () => {
+    let now = 1000;
+    const scrubber = new SecretScrubber(() => now);
+    scrubber.register("ghs_short_lived_token", 2000);
+    scrubber.register("permanent-secret-value");
+    expect(scrubber.scrub("ghs_short_lived_token")).toBe(REDACTED);
+    now = 2000;
+    expect(scrubber.scrub("ghs_short_lived_token permanent-secret-value")).toBe(`ghs_short_lived_token ${REDACTED}`);
+    expect(scrubber.size).toBe(1);
+  });
+
+  it("replaces a secret that overlaps a shorter one sharing its first characters", () => {
+    const scrubber = new SecretScrubber();
+    scrubber.register("abcdefgh-1");
+    scrubber.register("abcdefgh-1-and-more");
+    expect(scrubber.scrub("<abcdefgh-1-and-more> <abcdefgh-1>")).toBe(`<${REDACTED}> <${REDACTED}>`);
+  });
+
+  it("scrubs in time linear in the text whatever the number of secrets (1k against 16k secrets)", () => {
+    const text = "token ghs_0000000000000000000000000000000000000 and other words ".repeat(2000);
+    const timed = (count: number): number => {
+      const scrubber = new SecretScrubber();
+      for (let i = 0; i < count; i++) scrubber.register(`ghs_${randomBytes(18).toString("hex")}`);
+      scrubber.scrub(text);
+      const samples = Array.from({ length: 5 }, () => {
+        const start = process.hrtime.bigint();
+        scrubber.scrub(text);
+        return Number(process.hrtime.bigint() - start);
+      }).sort((a, b) => a - b);
+      return samples[2] ?? 0;
+    };
+    const small = timed(1000);
+    const large = timed(16_000);
+    expect(large / small).toBeLessThan(6);
   });
 });

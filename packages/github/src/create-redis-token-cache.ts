@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
@@ -28,7 +28,7 @@ export const DEFAULT_TOKEN_CACHE_MARGIN_MS = 5 * 60_000;
  * Every token seen here — minted now or by another process — is registered with the scrubber.
  */
 export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCache {
-  const key = Buffer.from(hkdfSync("sha256", options.secret, "reviewbot", "token-cache-v1", 32));
+  const box = new SealedBox(options.secret, "token-cache-v1");
   const margin = options.marginMs ?? DEFAULT_TOKEN_CACHE_MARGIN_MS;
   const redisKey = (cacheKey: string): string => `${KEY_PREFIX}:token-cache:${cacheKey}`;
   const register = (value: string): void => {
@@ -38,7 +38,7 @@ export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCac
     async get(cacheKey) {
       const sealed = await options.redis.get(redisKey(cacheKey));
       if (sealed === null) return undefined;
-      const value = open(key, cacheKey, sealed);
+      const value = box.open(cacheKey, sealed);
       // A value that does not open (tampered, or sealed under another App key) is a cache miss.
       if (value !== undefined) register(value);
       return value;
@@ -48,25 +48,7 @@ export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCac
       const expiresAt = Date.parse(value.split("|")[2] ?? "");
       const ttl = Number.isNaN(expiresAt) ? 0 : expiresAt - Date.now() - margin;
       if (ttl <= 0) return;
-      await options.redis.set(redisKey(cacheKey), seal(key, cacheKey, value), "PX", ttl);
+      await options.redis.set(redisKey(cacheKey), box.seal(cacheKey, value), "PX", ttl);
     },
   };
-}
-
-function seal(key: Buffer, cacheKey: string, value: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(cacheKey));
-  const body = Buffer.concat([cipher.update(value, "utf8"), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
-}
-
-function open(key: Buffer, cacheKey: string, sealed: string): string | undefined {
-  try {
-    const raw = Buffer.from(sealed, "base64");
-    const decipher = createDecipheriv("aes-256-gcm", key, raw.subarray(0, 12)).setAAD(Buffer.from(cacheKey));
-    decipher.setAuthTag(raw.subarray(12, 28));
-    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
-  } catch {
-    return undefined;
-  }
 }

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { requestCancel } from "./cancel-channel.js";
 import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { PullRequestLease } from "./pull-request-lease.js";
+import type { QueueSeal } from "./queue-seal.js";
 import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
 import { ReviewJob } from "./review-job.js";
@@ -27,8 +28,9 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
  * Enqueues a review (validated here, where it is written) and makes it the PR's only live review:
  * the PR's previous job is removed if it is still waiting, and the job running for an older head
  * (the holder of the PR's lease) is cancelled. Its priority comes from the installation's fair share.
+ * The job is sealed: the api acts on no queued job it did not write ({@link QueueSeal}).
  */
-export async function enqueueReview(queue: Queue, redis: Redis, input: ReviewJob): Promise<EnqueueOutcome> {
+export async function enqueueReview(queue: Queue, redis: Redis, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
   const head = await recordLatestHead(redis, job, jobId);
@@ -36,7 +38,7 @@ export async function enqueueReview(queue: Queue, redis: Redis, input: ReviewJob
   if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
   const previousJobId = head.previous;
   const priority = await sharePriority(redis, job.installationId);
-  await queue.add("review", job, { ...REVIEW_JOB_OPTIONS, jobId, priority });
+  await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, priority });
   await joinShare(redis, job.installationId, jobId);
   const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId);
   const cancelled = await cancelOlderRun(queue, redis, job, jobId);

@@ -1,5 +1,6 @@
 import type { DefaultJobOptions, Queue } from "bullmq";
 import { GitHubTask } from "./github-task.js";
+import type { QueueSeal } from "./queue-seal.js";
 
 /**
  * Publisher tasks call GitHub, whose failures (5xx, secondary rate limits) pass within minutes:
@@ -21,10 +22,10 @@ export function githubTaskId(task: GitHubTask): string {
   return task.kind === "resolve" ? `resolve.${task.deliveryId}` : `${task.kind}.${task.reviewJobId}`;
 }
 
-/** Hands a task to the publisher, validated where it is written; returns its job id. */
-export async function enqueueGitHubTask(queue: Queue, task: GitHubTask): Promise<string> {
+/** Hands a task to the publisher, validated and sealed where it is written; returns its job id. */
+export async function enqueueGitHubTask(queue: Queue, seal: QueueSeal, task: GitHubTask): Promise<string> {
   const parsed = GitHubTask.parse(task);
   const jobId = githubTaskId(parsed);
-  await queue.add(parsed.kind, parsed, { ...GITHUB_TASK_OPTIONS, jobId });
+  await queue.add(parsed.kind, seal.seal(jobId, parsed), { ...GITHUB_TASK_OPTIONS, jobId });
   return jobId;
 }

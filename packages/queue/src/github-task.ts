@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { ERROR_CATALOGUE, type ErrorCode } from "@reviewbot/core/errors";
 import { parseContract } from "./parse-contract.js";
 import { PublishedReport } from "./published-report.js";
+import type { QueueSeal } from "./queue-seal.js";
 import { ReviewJob } from "./review-job.js";
 
 /** A PR the API knows only by number (an `/review` comment): the publisher looks up its SHAs. */
@@ -26,17 +28,23 @@ const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRe
 const FailedTask = z.strictObject({
   kind: z.literal("failed"),
   ...reviewRef,
-  code: z.string().max(100),
+  code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
   reason: z.string().max(2000),
 });
 
-/** Everything the publisher (the only holder of the App key) is asked to do. */
+/**
+ * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
+ * these, sealed ({@link QueueSeal}); workers reach the publisher through the api's report route.
+ */
 export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
 
-/** Reads a publisher task; a mismatch is a final `JOB_INVALID` naming the first bad field. */
-export function parseGitHubTask(data: unknown): GitHubTask {
-  return parseContract(GitHubTask, "github task", data);
+/**
+ * Reads publisher task `taskId` if the api sealed it; a forged or altered task, or a mismatch with
+ * the contract, is a final `JOB_INVALID` naming the problem.
+ */
+export function openGitHubTask(seal: QueueSeal, taskId: string, data: unknown): GitHubTask {
+  return parseContract(GitHubTask, "github task", seal.open(taskId, data));
 }

@@ -8,15 +8,28 @@ export interface RedisConnectionOptions {
    * request-path connections fail fast instead, so a webhook gets a 503 rather than hanging.
    */
   readonly blocking: boolean;
+  /**
+   * The password of the URL's ACL user (REDIS_PASSWORD, from a file), so that it never sits in a
+   * URL or an environment variable other processes can read. A password in the URL still works.
+   */
+  readonly password?: string | undefined;
 }
 
 /** One ioredis connection configured the way BullMQ and our request paths each need it. */
 export function createRedisConnection(url: string, options: RedisConnectionOptions): Redis {
-  return new Redis(url, {
+  return new Redis(withPassword(url, options.password), {
     connectionName: `reviewbot-${options.name}`,
     maxRetriesPerRequest: options.blocking ? null : 1,
     enableOfflineQueue: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
   });
+}
+
+// ioredis lets the URL's (empty) password win over a `password` option: the password goes in the URL.
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const parsed = new URL(url);
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
 }

@@ -1,0 +1,57 @@
+import type { Queue } from "bullmq";
+import type { RequestHandler } from "express";
+import type { Logger } from "@reviewbot/core/logger";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { ClaimRequest, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
+import type { TokenVault } from "./token-vault.js";
+import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+/** Mints an installation token restricted to one repository, read-only (packages/github). */
+export type TokenMinter = (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }>;
+
+export interface ClaimDeps extends JobAuthorityDeps {
+  readonly registry: WorkerRegistry;
+  readonly github: Queue;
+  readonly seal: QueueSeal;
+  /** Null without a GitHub App (the local sink): claims carry no token. */
+  readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+}
+
+/**
+ * `POST /internal/jobs/claim`: a worker holding a job (its lock token) gets the job as the api
+ * sealed it, and a read token for that one repository that dies with the job (revoked when the
+ * outcome is recorded, the lock moves on, or after `ttlMs`); the PR's check run goes in progress.
+ */
+export function claimHandler(deps: ClaimDeps): RequestHandler {
+  return async (request, response) => {
+    response.setHeader("Cache-Control", "no-store");
+    const fields: Record<string, unknown> = { route: "claim", remoteAddress: request.socket.remoteAddress };
+    try {
+      const { worker, body } = await readWorkerRequest(request, deps.registry, ClaimRequest, 4096);
+      Object.assign(fields, { worker, jobId: body.jobId });
+      const { job, replacedLock } = await authorizeJobCall(deps, { worker, ...body, purpose: "claim" });
+      // A new attempt under a new lock: whatever the previous attempt held dies now.
+      if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
+      const answer: ClaimResponse = { job, token: null, expiresAt: null };
+      if (deps.tokens !== null) {
+        const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
+        const expires = Date.parse(minted.expiresAt);
+        deps.scrubber.register(minted.token, Number.isNaN(expires) ? undefined : expires);
+        const deadline = Math.min(Number.isNaN(expires) ? Number.POSITIVE_INFINITY : expires, Date.now() + deps.tokens.ttlMs);
+        await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
+        Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
+      }
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
+      deps.logger.info({ ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt }, "job claimed");
+      response.status(200).json(answer);
+    } catch (err) {
+      refuseWorkerRequest(response, err, fields, deps.logger);
+    }
+  };
+}

@@ -1,0 +1,63 @@
+import type { Queue } from "bullmq";
+import type { RequestHandler } from "express";
+import type { Logger } from "@reviewbot/core/logger";
+import { releaseShare } from "@reviewbot/queue/fair-share";
+import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
+import { ReportRequest, type JobOutcome, type ReportResponse } from "@reviewbot/queue/worker-protocol";
+import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
+import { recordOutcome } from "./record-outcome.js";
+import type { TokenVault } from "./token-vault.js";
+import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+export interface ReportDeps extends JobAuthorityDeps {
+  readonly registry: WorkerRegistry;
+  readonly github: Queue;
+  readonly seal: QueueSeal;
+  readonly vault: TokenVault | null;
+  readonly maxBytes: number;
+  readonly logger: Logger;
+}
+
+/**
+ * `POST /internal/jobs/report`: the worker holding a job says how it ended. The outcome is recorded
+ * once; a completed or failed review goes to the publisher with the repository, installation, PR
+ * and SHAs of the api's own sealed job (never the worker's word); the job's tokens are revoked and
+ * its fair-share entry released.
+ */
+export function reportHandler(deps: ReportDeps): RequestHandler {
+  return async (request, response) => {
+    const fields: Record<string, unknown> = { route: "report", remoteAddress: request.socket.remoteAddress };
+    try {
+      const { worker, body } = await readWorkerRequest(request, deps.registry, ReportRequest, deps.maxBytes);
+      Object.assign(fields, { worker, jobId: body.jobId, outcome: body.outcome.kind });
+      const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "report" });
+      const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
+      await publish(deps, body.jobId, job, body.outcome);
+      await deps.vault?.revokeJob(body.jobId).catch((err: unknown) => {
+        deps.logger.warn({ ...fields, err }, "token revocation failed; the sweeper retries");
+      });
+      await releaseShare(deps.redis, job.installationId, body.jobId);
+      deps.logger.info({ ...fields, status }, "job outcome recorded");
+      const answer: ReportResponse = { status };
+      response.status(200).json(answer);
+    } catch (err) {
+      refuseWorkerRequest(response, err, fields, deps.logger);
+    }
+  };
+}
+
+async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob, outcome: JobOutcome): Promise<void> {
+  switch (outcome.kind) {
+    case "completed":
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report: outcome.report });
+      return;
+    case "failed":
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "failed", reviewJobId, review, code: outcome.code, reason: outcome.reason });
+      return;
+    case "skipped":
+      return;
+  }
+}

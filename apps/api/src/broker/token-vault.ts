@@ -1,0 +1,91 @@
+import { randomUUID } from "node:crypto";
+import type { Redis } from "ioredis";
+import type { Logger } from "@reviewbot/core/logger";
+import type { SealedBox } from "@reviewbot/core/sealed-box";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+
+/** Revokes one installation token at GitHub (packages/github revokeRepositoryToken). */
+export type TokenRevoker = (token: string) => Promise<void>;
+
+export interface TokenVaultDeps {
+  readonly redis: Redis;
+  /** Seals tokens at rest: workers share this Redis (and, without ACLs, could read it). */
+  readonly box: SealedBox;
+  readonly revoke: TokenRevoker;
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+}
+
+/** Jobs holding live tokens, scored by the time their tokens must be dead by. */
+const LIVE_KEY = `${KEY_PREFIX}:broker:live`;
+/** A revocation GitHub did not confirm is tried again this much later. */
+const RETRY_MS = 30_000;
+
+// Takes a job's tokens out of the vault in one step, so that of several api processes exactly one
+// revokes them.
+const TAKE_SCRIPT = `
+local tokens = redis.call('HVALS', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return tokens`;
+
+/**
+ * The installation tokens the api handed to workers, kept (sealed) per job until they are revoked:
+ * when the job's outcome is recorded, when its claim moves to a new lock (a retry, a stall, a
+ * crash), or at its deadline, whichever comes first (the sweeper covers the cases nobody reports).
+ * State lives in Redis under api-only keys, so any api process revokes what another minted.
+ */
+export class TokenVault {
+  readonly #deps: TokenVaultDeps;
+
+  constructor(deps: TokenVaultDeps) {
+    this.#deps = deps;
+  }
+
+  /** Keeps `token` for `jobId` until it is revoked; `deadline` (ms since the epoch) at the latest. */
+  async keep(jobId: string, token: string, deadline: number): Promise<void> {
+    const name = tokensKey(jobId);
+    await this.#deps.redis
+      .multi()
+      .hset(name, randomUUID(), this.#deps.box.seal(name, token))
+      .pexpire(name, Math.max(deadline - Date.now(), 0) + 24 * 3600_000)
+      // GT: a second token of the job may push its deadline later, never earlier; new entries are added.
+      .zadd(LIVE_KEY, "GT", deadline, jobId)
+      .exec();
+  }
+
+  /** Revokes every token of `jobId` now. A failed revocation is kept and tried again by the sweeper. */
+  async revokeJob(jobId: string): Promise<number> {
+    const name = tokensKey(jobId);
+    const sealed = (await this.#deps.redis.eval(TAKE_SCRIPT, 2, name, LIVE_KEY, jobId)) as string[];
+    let revoked = 0;
+    for (const value of sealed) {
+      const token = this.#deps.box.open(name, value);
+      if (token === undefined) continue;
+      try {
+        await this.#deps.revoke(token);
+        this.#deps.scrubber.forget(token);
+        revoked += 1;
+      } catch (err) {
+        this.#deps.logger.warn({ err, jobId }, "token revocation failed; retrying later");
+        await this.keep(jobId, token, Date.now() + RETRY_MS);
+      }
+    }
+    if (revoked > 0) this.#deps.logger.info({ jobId, revoked }, "repository tokens revoked");
+    return revoked;
+  }
+
+  /** Jobs holding tokens, with their deadlines, oldest first (at most `limit`). */
+  async liveJobs(limit: number): Promise<{ jobId: string; deadline: number }[]> {
+    const flat = await this.#deps.redis.zrange(LIVE_KEY, 0, limit - 1, "WITHSCORES");
+    const jobs: { jobId: string; deadline: number }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) jobs.push({ jobId: flat[i] ?? "", deadline: Number(flat[i + 1]) });
+    return jobs;
+  }
+}
+
+/** `reviewbot:broker:tokens:<jobId>`: api-only, the sealed tokens minted for the job. */
+function tokensKey(jobId: string): string {
+  return `${KEY_PREFIX}:broker:tokens:${jobId}`;
+}

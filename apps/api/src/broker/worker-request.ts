@@ -1,0 +1,51 @@
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import { AppError, isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import { bearerToken } from "../bearer-token.js";
+import { readRawBody } from "../read-raw-body.js";
+import { sendError } from "../send-error.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+/**
+ * Reads a worker's request: its credential first (nothing is read for an unknown caller), then a
+ * bounded JSON body checked against the route's strict schema.
+ *
+ * @throws AppError `UNAUTHENTICATED`, `WEBHOOK_TOO_LARGE` or `REQUEST_INVALID` naming the field.
+ */
+export async function readWorkerRequest<T extends z.ZodType>(
+  request: Request,
+  registry: WorkerRegistry,
+  schema: T,
+  maxBytes: number,
+): Promise<{ worker: string; body: z.infer<T> }> {
+  const worker = registry.authenticate(bearerToken(request.headers));
+  if (worker === null) throw new AppError("UNAUTHENTICATED", "a worker credential listed in REVIEWBOT_WORKERS_FILE is required");
+  const raw = await readRawBody(request, maxBytes);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new AppError("REQUEST_INVALID", "the body is not JSON");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
+    throw new AppError("REQUEST_INVALID", `${field}: ${issue?.message ?? "invalid"}`, { details: { field } });
+  }
+  return { worker, body: parsed.data };
+}
+
+/**
+ * Answers a refused worker request with its code, logged once: a refusal is what an attacker
+ * holding a worker host sees, so each one is a warning with who asked for what.
+ */
+export function refuseWorkerRequest(response: Response, err: unknown, fields: Record<string, unknown>, logger: Logger): void {
+  const error = isAppError(err) ? err : new AppError("INTERNAL", "internal error", { cause: err });
+  const context = { ...fields, code: error.code, ...error.details };
+  if (error.status >= 500) logger.error({ ...context, err }, "worker request failed");
+  else logger.warn({ ...context, reason: error.message }, "worker request refused");
+  if (error.code === "WEBHOOK_TOO_LARGE") response.setHeader("Connection", "close");
+  sendError(response, error.code === "INTERNAL" ? new AppError("INTERNAL", "internal error") : error);
+}

@@ -1,0 +1,81 @@
+import type { z } from "zod";
+import { AppError, ERROR_CATALOGUE, isAppError, type ErrorCode } from "@reviewbot/core/errors";
+import {
+  ClaimResponse,
+  JOB_CLAIM_PATH,
+  JOB_REPORT_PATH,
+  ReportResponse,
+  type JobOutcome,
+} from "@reviewbot/queue/worker-protocol";
+
+export interface JobClientOptions {
+  /** The api's base URL (REVIEWBOT_API_URL). */
+  readonly apiUrl: string;
+  /** This worker's `<name>.<secret>` (REVIEWBOT_WORKER_CREDENTIAL). */
+  readonly credential: string;
+  readonly timeoutMs: number;
+  /** Attempts per call for network errors and 5xx answers; default 3. */
+  readonly attempts?: number;
+}
+
+/** What a worker asks of the api for a job it holds, with the lock token BullMQ gave it. */
+export interface JobClient {
+  /** The job as the api sealed it, and its repository token when the api has a GitHub App. */
+  claim(jobId: string, lockToken: string): Promise<ClaimResponse>;
+  /** How the job ended; the api publishes it once. */
+  report(jobId: string, lockToken: string, outcome: JobOutcome): Promise<ReportResponse>;
+}
+
+/**
+ * The worker's side of the api's worker routes (packages/queue worker-protocol). A refusal keeps
+ * its code (`JOB_NOT_HELD`, `UNAUTHENTICATED`, …: final); network errors and 5xx are retried a few
+ * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried.
+ */
+export function createJobClient(options: JobClientOptions): JobClient {
+  const base = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
+  const call = async <T extends z.ZodType>(path: string, body: unknown, schema: T): Promise<z.infer<T>> => {
+    const attempts = options.attempts ?? 3;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await post(new URL(path.slice(1), base), body, schema, options);
+      } catch (err) {
+        const retry = !isAppError(err) || err.retryable;
+        if (!retry || attempt >= attempts) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
+      }
+    }
+  };
+  return {
+    claim: (jobId, lockToken) => call(JOB_CLAIM_PATH, { jobId, lockToken }, ClaimResponse),
+    report: (jobId, lockToken, outcome) => call(JOB_REPORT_PATH, { jobId, lockToken, outcome }, ReportResponse),
+  };
+}
+
+async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, options: JobClientOptions): Promise<z.infer<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${options.credential}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(options.timeoutMs),
+      redirect: "error",
+    });
+  } catch (err) {
+    throw new AppError("API_UNAVAILABLE", "the api is unreachable", { cause: err });
+  }
+  const json = (await response.json().catch(() => null)) as { error?: { code?: unknown; message?: unknown } } | null;
+  if (!response.ok) {
+    const code = typeof json?.error?.code === "string" ? json.error.code : "";
+    const message = typeof json?.error?.message === "string" ? json.error.message.slice(0, 300) : `HTTP ${response.status}`;
+    if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`);
+    throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) throw new AppError("API_UNAVAILABLE", "the api answered with an unexpected body");
+  return parsed.data;
+}
+
+function isCatalogued(code: string): code is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOGUE, code);
+}

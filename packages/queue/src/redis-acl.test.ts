@@ -1,0 +1,34 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { redisUrlFor, renderRedisAcl } from "./redis-acl.js";
+
+const template = readFileSync(new URL("../../../infra/redis/users.acl.template", import.meta.url), "utf8");
+
+describe("renderRedisAcl", () => {
+  const rendered = renderRedisAcl(template, { api: "api-password", worker: "worker-password", admin: "admin-password" });
+
+  it("puts each role's password hash in place, and no password", () => {
+    const hash = createHash("sha256").update("worker-password").digest("hex");
+    expect(rendered).toContain(`user reviewbot-worker on #${hash} `);
+    for (const password of ["api-password", "worker-password", "admin-password"]) expect(rendered).not.toContain(password);
+    expect(rendered).not.toMatch(/\{\{|^#/m);
+  });
+
+  it("leaves the default user off and gives the worker no publisher queue", () => {
+    expect(rendered).toMatch(/^user default off /m);
+    const worker = rendered.split("\n").find((line) => line.startsWith("user reviewbot-worker ")) ?? "";
+    expect(worker).toContain("~bull:reviews:*");
+    expect(worker).not.toContain("bull:github");
+    expect(worker).not.toMatch(/~reviewbot:\*/);
+  });
+});
+
+describe("redisUrlFor", () => {
+  it.each([
+    ["redis://127.0.0.1:6379", "worker", "redis://reviewbot-worker@127.0.0.1:6379"],
+    ["redis://someone:secret@redis:6379/0", "api", "redis://reviewbot-api@redis:6379/0"],
+  ] as const)("%s as %s", (url, role, expected) => {
+    expect(redisUrlFor(url, role)).toBe(expected);
+  });
+});
