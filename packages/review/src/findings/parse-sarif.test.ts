@@ -3,7 +3,7 @@ import { hostileMessage, readOutput, repeatTo } from "./fixtures/hostile-output.
 import { readFixture } from "./fixtures/read-fixture.js";
 import { growthRatio } from "./fixtures/time-ratio.js";
 import { parseSarif } from "./parse-sarif.js";
-import { MAX_FINDING_INPUT } from "./sanitise-output.js";
+import { MAX_FINDING_TEXT } from "./sanitise-output.js";
 
 const context = { helper: "scan" };
 
@@ -133,9 +133,17 @@ describe("parseSarif messages by id", () => {
     expect(parseSarif(log({ ...at("a.py"), ruleId: "R1", message }, run), context).problems).toEqual(["runs[0].results[0]: has no message"]);
   });
 
-  it("cuts a message whose placeholders repeat a long argument", () => {
-    const message = byId({ id: "m", arguments: ["a".repeat(100_000)] }, rule({ m: { text: "{0}".repeat(1000) } }));
-    expect(message?.length).toBeLessThanOrEqual(MAX_FINDING_INPUT);
+  it.each([
+    ["placeholders repeating a long argument", { id: "m", arguments: ["a".repeat(100_000)] }, { m: { text: "{0}".repeat(1000) } }],
+    ["a long message string", { id: "m" }, { m: { text: "b".repeat(100_000) } }],
+  ])("cuts a message of %s to what a finding shows, marked", (_name, message, messageStrings) => {
+    const text = byId(message, rule(messageStrings));
+    expect(text).toHaveLength(MAX_FINDING_TEXT);
+    expect(text?.endsWith("…")).toBe(true);
+  });
+
+  it("keeps a message of exactly the length a finding shows", () => {
+    expect(byId({ id: "m" }, rule({ m: { text: "c".repeat(MAX_FINDING_TEXT) } }))).toBe("c".repeat(MAX_FINDING_TEXT));
   });
 
   it("reports a result with no location at all", () => {

@@ -2,7 +2,7 @@ import { quote } from "@reviewbot/policy/config-error";
 import { createFindingCollector, type FindingCollector } from "./finding-collector.js";
 import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
-import { sarifMessageText } from "./sarif-message.js";
+import { sarifMessageReader, type SarifMessageReader } from "./sarif-message.js";
 import { sarifPathResolver, type SarifPathResolver } from "./sarif-uri.js";
 
 // SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
@@ -13,7 +13,7 @@ const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
 /**
  * Parses a SARIF 2.1.0 log: each `runs[].results[]` becomes a finding with its `ruleId` (or the
  * id of `rule`/`ruleIndex`), its message (`message.text`, or the rule's or driver's message
- * string that `message.id` names, with its arguments; see `sarifMessageText`), and the first
+ * string that `message.id` names, with its arguments; see `sarifMessageReader`), and the first
  * location's artifact URI and region.
  * The level is the result's `level`, else the rule's `defaultConfiguration.level`, else
  * `warning` (§3.27.10); `note` and `none` become `notice`. Results of kind `pass` or
@@ -35,9 +35,9 @@ export function parseSarif(output: string, context: ParseContext): ParseOutcome 
       return;
     }
     const rules = indexRules(run);
-    const paths = sarifPathResolver(run);
+    const context = { run, rules, paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
     results.forEach((result: unknown, index) => {
-      readResult(collector, { run, rules, paths }, result, `runs[${runIndex}].results[${index}]`);
+      readResult(collector, context, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
@@ -48,9 +48,10 @@ interface RunContext {
   readonly run: unknown;
   readonly rules: RuleIndex;
   readonly paths: SarifPathResolver;
+  readonly messages: SarifMessageReader;
 }
 
-function readResult(collector: FindingCollector, { run, rules, paths }: RunContext, result: unknown, where: string): void {
+function readResult(collector: FindingCollector, { run, rules, paths, messages }: RunContext, result: unknown, where: string): void {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -80,7 +81,7 @@ function readResult(collector: FindingCollector, { run, rules, paths }: RunConte
       line: member(region, "startLine"),
       endLine: member(region, "endLine"),
       column: member(region, "startColumn"),
-      message: sarifMessageText(member(result, "message"), rule.descriptor, run),
+      message: messages(member(result, "message"), rule.descriptor),
       rule: rule.id,
       toolLevel,
       fallback: known ?? "warning",

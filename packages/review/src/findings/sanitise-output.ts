@@ -1,4 +1,4 @@
-import { REDACTED, SecretScrubber } from "@reviewbot/core/scrubber";
+import { MIN_SECRET_LENGTH, REDACTED, SecretScrubber } from "@reviewbot/core/scrubber";
 import { stripControls } from "@reviewbot/core/strip-controls";
 import type { Finding } from "./finding.js";
 
@@ -34,6 +34,10 @@ const ESCAPES =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
+// A run of whitespace holding a newline or tab. Only from the run's first character (the
+// lookbehind): `\s*[\n\t]\s*` alone rescans a long run of spaces from each of its positions
+// (issue 11: 8.4 s on 64k characters); so each run is scanned a bounded number of times.
+const NEWLINE_RUN = /(?<!\s)\s*[\n\t]\s*/g;
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
@@ -68,25 +72,48 @@ export function sanitiseFinding(finding: Finding, options: Pick<SanitiseOptions,
 function singleLine(value: string, secrets: readonly string[]): string {
   const capped = value.length > MAX_FINDING_INPUT ? value.slice(0, MAX_FINDING_INPUT) : value;
   const { text } = sanitiseText(capped, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets });
-  // `\s+` then a test of the run, not `\s*[\n\t]\s*`: that pattern rescans a long run of spaces
-  // from each of its positions (issue 11: 8.4 s on 64k characters).
-  const flat = text.replace(/\s+/g, (run) => (/[\n\t]/.test(run) ? " " : run)).trim();
-  const characters = Array.from(flat);
-  return characters.length <= MAX_FINDING_TEXT ? flat : `${characters.slice(0, MAX_FINDING_TEXT - 1).join("")}…`;
+  const flat = text.replace(NEWLINE_RUN, " ").trim();
+  // Cut by code points, so no surrogate pair is split; no text has more code points than units.
+  if (flat.length <= MAX_FINDING_TEXT) return flat;
+  const cut = codePointOffset(flat, MAX_FINDING_TEXT - 1);
+  return codePointOffset(flat, MAX_FINDING_TEXT, cut, MAX_FINDING_TEXT - 1) === flat.length ? flat : `${flat.slice(0, cut)}…`;
+}
+
+// The offset in UTF-16 units after `count` code points (at most the text's length), counting on
+// from `offset`, where `counted` code points end.
+function codePointOffset(text: string, count: number, offset = 0, counted = 0): number {
+  let index = offset;
+  for (let seen = counted; seen < count && index < text.length; seen += 1) {
+    const unit = text.charCodeAt(index);
+    index += unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length ? 2 : 1;
+  }
+  return index;
+}
+
+interface Scrubbing {
+  readonly scrubber: SecretScrubber;
+  /** The secrets the scrubber scrubs (long enough). */
+  readonly scrubbed: readonly string[];
+  /** Their first MIN_SECRET_LENGTH characters: a text holding none of them holds no secret. */
+  readonly prefixes: readonly string[];
 }
 
 // One scrubber per list of secrets: a review sanitises every finding with the same list.
-const scrubbers = new WeakMap<readonly string[], { scrubber: SecretScrubber; scrubbed: readonly string[] }>();
+const scrubbers = new WeakMap<readonly string[], Scrubbing>();
 
 function scrubSecrets(text: string, secrets: readonly string[]): string {
   let entry = scrubbers.get(secrets);
   if (entry === undefined) {
     const scrubber = new SecretScrubber();
     for (const secret of secrets) scrubber.register(secret);
-    entry = { scrubber, scrubbed: secrets.filter((value) => scrubber.scrub(value) !== value) };
+    const scrubbed = secrets.filter((value) => scrubber.scrub(value) !== value);
+    entry = { scrubber, scrubbed, prefixes: [...new Set(scrubbed.map((secret) => secret.slice(0, MIN_SECRET_LENGTH)))] };
     scrubbers.set(secrets, entry);
   }
-  const scrubbed = entry.scrubber.scrub(text);
+  // A native search per secret first: most text holds no secret, and the scrubber's walk over
+  // every position is the dearest step of sanitising a finding.
+  const prefixes = entry.prefixes;
+  const scrubbed = prefixes.some((prefix) => text.includes(prefix)) ? entry.scrubber.scrub(text) : text;
   // Output capped while it streamed may end in the first part of a secret: redact that tail too.
   const last = scrubbed.charCodeAt(scrubbed.length - 1);
   let tail = 0;

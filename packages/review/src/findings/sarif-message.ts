@@ -1,24 +1,41 @@
 import { member } from "./json-input.js";
-import { MAX_FINDING_INPUT } from "./sanitise-output.js";
+import { MAX_FINDING_TEXT } from "./sanitise-output.js";
+
+/** Reads the text of the messages of one run's results. */
+export type SarifMessageReader = (message: unknown, rule: unknown) => string | undefined;
 
 /**
- * The text of a result's SARIF `message` (§3.11): its `text`, or else the string its `id` names,
+ * The text of a result's SARIF `message` (§3.11), for the results of `run`: its `text`, or else
+ * the string its `id` names,
  * looked up in the rule's `messageStrings` (§3.49.11) and then the driver's
  * `globalMessageStrings` (§3.19.22) as §3.11.7 orders, with `{n}` placeholders replaced by
- * `arguments[n]` and `{{`/`}}` read as literal braces (§3.11.5). `undefined` when neither gives a
- * string. The result is cut to what sanitising reads, so a long message string shared by many
- * results, or an argument repeated by its placeholders, costs a bounded amount per result.
+ * `arguments[n]` and `{{`/`}}` read as literal braces (§3.11.5); a placeholder without a string
+ * argument is kept as written. `undefined` when neither gives a string.
+ *
+ * A formatted message is cut to {@link MAX_FINDING_TEXT} characters ending in `…`, what a
+ * finding shows anyway: one message string is shared by every result that names it, so each
+ * result costs what its own arguments cost, not a copy of a long string (issue 11). Each message
+ * string is read once per run.
  */
-export function sarifMessageText(message: unknown, rule: unknown, run: unknown): string | undefined {
-  const text = member(message, "text");
-  if (typeof text === "string") return text;
-  const id = member(message, "id");
-  if (typeof id !== "string") return undefined;
-  const template =
-    stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run, "tool", "driver", "globalMessageStrings", id));
-  if (template === undefined) return undefined;
-  const args = member(message, "arguments");
-  return format(template, Array.isArray(args) ? args : []);
+export function sarifMessageReader(run: unknown): SarifMessageReader {
+  // Keyed by the message string itself: the results naming one share the same string.
+  const compiled = new Map<string, readonly Piece[]>();
+  return (message, rule) => {
+    const text = member(message, "text");
+    if (typeof text === "string") return text;
+    const id = member(message, "id");
+    if (typeof id !== "string") return undefined;
+    const template =
+      stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run, "tool", "driver", "globalMessageStrings", id));
+    if (template === undefined) return undefined;
+    let pieces = compiled.get(template);
+    if (pieces === undefined) {
+      pieces = compile(template);
+      compiled.set(template, pieces);
+    }
+    const args = member(message, "arguments");
+    return format(pieces, Array.isArray(args) ? args : []);
+  };
 }
 
 // A multiformatMessageString (§3.12) has `text`; SARIF 2.0 drafts wrote the string itself.
@@ -28,41 +45,45 @@ function stringOf(value: unknown): string | undefined {
   return typeof text === "string" ? text : undefined;
 }
 
-function format(text: string, args: readonly unknown[]): string {
-  const template = text.length > MAX_FINDING_INPUT ? text.slice(0, MAX_FINDING_INPUT) : text;
-  let out = "";
-  let index = 0;
-  // The next brace of each kind at or after `index`, found again only once passed: one scan in all.
-  let open = -1;
-  let close = -1;
-  while (index < template.length && out.length < MAX_FINDING_INPUT) {
-    if (open !== Number.POSITIVE_INFINITY && open < index) open = positionOf(template, "{", index);
-    if (close !== Number.POSITIVE_INFINITY && close < index) close = positionOf(template, "}", index);
-    const next = Math.min(open, close);
-    if (next === Number.POSITIVE_INFINITY) {
-      out += template.slice(index);
-      break;
+/** A template as literal text and placeholder indexes, in order. */
+type Piece = string | { readonly index: number; readonly written: string };
+
+function compile(text: string): readonly Piece[] {
+  // Beyond what can be shown, the rest of a template is never read.
+  const template = text.length > MAX_FINDING_TEXT + 1 ? text.slice(0, MAX_FINDING_TEXT + 1) : text;
+  const pieces: Piece[] = [];
+  let literal = "";
+  for (let index = 0; index < template.length; ) {
+    const char = template.charAt(index);
+    if ((char === "{" || char === "}") && template.charAt(index + 1) === char) {
+      literal += char;
+      index += 2;
+      continue;
     }
-    out += template.slice(index, next);
-    const char = template.charAt(next);
-    const placeholder = char === "{" ? /^\{(\d{1,9})\}/.exec(template.slice(next, next + 12)) : null;
-    const argument = placeholder === null ? undefined : args[Number(placeholder[1])];
-    if (template.charAt(next + 1) === char) {
-      out += char;
-      index = next + 2;
-    } else if (placeholder !== null && typeof argument === "string") {
-      out += argument.length > MAX_FINDING_INPUT ? argument.slice(0, MAX_FINDING_INPUT) : argument;
-      index = next + placeholder[0].length;
-    } else {
-      // A stray brace or a placeholder without its argument is kept as written.
-      out += char;
-      index = next + 1;
+    const placeholder = char === "{" ? /^\{(\d{1,9})\}/.exec(template.slice(index, index + 12)) : null;
+    if (placeholder === null) {
+      literal += char;
+      index += 1;
+      continue;
     }
+    pieces.push(literal, { index: Number(placeholder[1]), written: placeholder[0] });
+    literal = "";
+    index += placeholder[0].length;
   }
-  return out.length > MAX_FINDING_INPUT ? out.slice(0, MAX_FINDING_INPUT) : out;
+  pieces.push(literal);
+  return pieces;
 }
 
-function positionOf(text: string, char: string, from: number): number {
-  const position = text.indexOf(char, from);
-  return position === -1 ? Number.POSITIVE_INFINITY : position;
+function format(pieces: readonly Piece[], args: readonly unknown[]): string {
+  let out = "";
+  for (const piece of pieces) {
+    if (out.length > MAX_FINDING_TEXT) break;
+    if (typeof piece === "string") {
+      out += piece;
+      continue;
+    }
+    const argument = args[piece.index];
+    out += typeof argument !== "string" ? piece.written : argument.slice(0, MAX_FINDING_TEXT + 1);
+  }
+  return out.length > MAX_FINDING_TEXT ? `${out.slice(0, MAX_FINDING_TEXT - 1)}…` : out;
 }
