@@ -146,6 +146,17 @@ describe("parseSarif messages by id", () => {
     expect(byId({ id: "m" }, rule({ m: { text: "c".repeat(MAX_FINDING_TEXT) } }))).toBe("c".repeat(MAX_FINDING_TEXT));
   });
 
+  it.each([
+    [{ locations: [{ logicalLocations: [{ index: 1 }] }] }, 'has only a logical location "N.C.m(int)"'],
+    [{ locations: [{ logicalLocations: [{ name: "m" }] }] }, 'has only a logical location "m"'],
+    [{ locations: [{ logicalLocations: [{}] }] }, "has only a logical location"],
+  ])("names the logical location of %j from the run's list", (fields, reason) => {
+    const run = { logicalLocations: [{ name: "other" }, { fullyQualifiedName: "N.C.m(int)" }] };
+    expect(parseSarif(log({ message: { text: "m" }, ...fields }, run), context).problems).toEqual([
+      `runs[0].results[0]: ${reason}, no file to annotate; not reported`,
+    ]);
+  });
+
   it("reports a result with no location at all", () => {
     expect(parseSarif(log({ message: { text: "m" } }), context).problems).toEqual(["runs[0].results[0]: has no file location; not reported"]);
   });
