@@ -2,6 +2,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { REVIEW_JOB_OPTIONS } from "@reviewbot/queue/review-queue";
 import { helperEntry } from "../support/review-repos.js";
 import { waitForCompletedCheckRun, checkRunsOf } from "./check-runs.js";
@@ -26,7 +27,7 @@ beforeAll(async () => {
   fleet = await startFleet({ repositories: { [PUBLIC.repository]: PUBLIC.id, [PRIVATE.repository]: PRIVATE.id }, workers: 2 });
   const roles = fleet.redis.roles;
   if (roles === null) throw new Error("no ACL roles");
-  attacker = new Redis(roles.worker.url, { password: roles.worker.password, maxRetriesPerRequest: 1 });
+  attacker = createRedisConnection(roles.worker.url, { name: "attacker", blocking: false, password: roles.worker.password });
   admin = new Redis(fleet.redis.url, { maxRetriesPerRequest: 1 });
   pull = hostPull(fleet, {
     ...PUBLIC,
@@ -94,7 +95,13 @@ describe("the worker's Redis user", () => {
     ["a script that reaches an undeclared key", ["eval", "return redis.call('GET', 'reviewbot:token-cache:x')", "0"]],
   ])("refuses %s (NOPERM), which the admin may do", async (_name, command) => {
     const [name = "", ...args] = command;
-    await expect(attacker.call(name, ...args)).rejects.toThrow(/NOPERM|no permissions/);
+    // NOPERM, or its wording for scripts ("can't access"); DEBUG is also off server-wide by default.
+    await expect(attacker.call(name, ...args)).rejects.toThrow(/NOPERM|no permissions|can't access|DEBUG command not allowed/);
+  });
+
+  it("is refused DEBUG by its ACL too, not only by the server's enable-debug-command default", async () => {
+    expect(await admin.call("acl", "dryrun", "reviewbot-worker", "debug", "sleep", "0")).toMatch(/no permissions to run the 'debug' command/);
+    expect(await admin.call("acl", "dryrun", "reviewbot-api", "debug", "sleep", "0")).toMatch(/no permissions/);
   });
 
   it("can do the worker's job: read the review queue, take its leases, read PR heads, listen for cancels (negative control)", async () => {
@@ -147,7 +154,7 @@ describe("the api acts only on what it decided itself", () => {
     expect((await fleet.reviews.getJob(forgedId))?.failedReason).toMatch(/^JOB_NOT_HELD: the api refused: the job was not created by the api, or was altered/);
     expect(fleet.github.minted.slice(mintedBefore).filter((token) => token.repositoryIds?.includes(PRIVATE.id) === true)).toEqual([]);
     expect(checkRunsOf(fleet, slow.headSha)).toEqual([]);
-    expect(fleet.api.logs()).toMatch(/"worker request refused".*"forged":true/);
+    expect(fleet.api.logs()).toMatch(new RegExp(`"jobId":"${forgedId.replaceAll(".", "\\.")}".*"forged":true.*"msg":"worker request refused"`));
   });
 
   it("the attacker cannot take over a job another worker is running, nor report for it; after it ends its token is dead", async () => {

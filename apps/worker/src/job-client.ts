@@ -28,7 +28,8 @@ export interface JobClient {
 
 /**
  * The worker's side of the api's worker routes (packages/queue worker-protocol). A refusal keeps
- * its code (`JOB_NOT_HELD`, `UNAUTHENTICATED`, …: final); network errors and 5xx are retried a few
+ * its code (`JOB_NOT_HELD`, `OUTCOME_RECORDED`, …: final), except a refused credential, which says
+ * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few
  * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried.
  */
 export function createJobClient(options: JobClientOptions): JobClient {
@@ -68,6 +69,8 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, opt
   if (!response.ok) {
     const code = typeof json?.error?.code === "string" ? json.error.code : "";
     const message = typeof json?.error?.message === "string" ? json.error.message.slice(0, 300) : `HTTP ${response.status}`;
+    // A refused credential says nothing about the job: another worker may run it (retryable).
+    if (code === "UNAUTHENTICATED") throw new AppError("API_UNAVAILABLE", `the api refused this worker's credential (revoked?): ${message}`);
     if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`);
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }

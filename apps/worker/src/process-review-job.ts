@@ -47,7 +47,7 @@ export type ReviewJobResult =
   | { readonly outcome: "cancelled" };
 
 /** Refusals of the api itself: reporting an outcome for such a job would be refused too. */
-const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "UNAUTHENTICATED", "OUTCOME_RECORDED"]);
+const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "OUTCOME_RECORDED"]);
 
 /**
  * The BullMQ processor of a review job: skip a superseded head, take the PR's lease, claim the job

@@ -15,8 +15,9 @@ describe("renderRedisAcl", () => {
     expect(rendered).not.toMatch(/\{\{|^#/m);
   });
 
-  it("leaves the default user off and gives the worker no publisher queue", () => {
-    expect(rendered).toMatch(/^user default off /m);
+  it("gives the default user a password (the admin's) and the worker no publisher queue", () => {
+    expect(rendered).toMatch(/^user default on #[0-9a-f]{64} /m);
+    expect(rendered).not.toMatch(/nopass/);
     const worker = rendered.split("\n").find((line) => line.startsWith("user reviewbot-worker ")) ?? "";
     expect(worker).toContain("~bull:reviews:*");
     expect(worker).not.toContain("bull:github");

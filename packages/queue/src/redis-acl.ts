@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /** The Redis ACL user of each role (infra/redis/users.acl.template defines what each may touch). */
-export const REDIS_USERS = { api: "reviewbot-api", worker: "reviewbot-worker", admin: "reviewbot-admin" } as const;
+export const REDIS_USERS = { api: "reviewbot-api", worker: "reviewbot-worker", admin: "default" } as const;
 export type RedisRole = keyof typeof REDIS_USERS;
 
 /**
