@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { seededRandom } from "@reviewbot/core/testing/growth-ratio";
 
 /** Benign and hostile helper output of one format, each about `size` characters. */
 export interface ParserInputs {
@@ -12,20 +13,9 @@ export const LONG_PATH = `/work/${"deep/".repeat(800)}app.js`;
 const fixture = (name: string): string =>
   readFileSync(new URL(`../../packages/review/src/findings/fixtures/${name}`, import.meta.url), "utf8");
 
-/** A seeded generator of numbers in [0, 1) (mulberry32), so that every run reads the same input. */
-function seeded(seed: number): () => number {
-  let state = seed | 0;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Items joined by `separator` until the text is at least `size` characters long. */
 function repeatTo(size: number, seed: number, separator: string, item: (index: number, random: () => number) => string): string {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const parts: string[] = [];
   for (let index = 0, length = 0; length < size; index += 1) {
     const part = item(index, random);

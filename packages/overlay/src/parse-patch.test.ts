@@ -1,6 +1,5 @@
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { growthRatio } from "@reviewbot/core/testing/growth-ratio";
 import { MAX_PATCH_LINE, PatchParser } from "./parse-patch.js";
 
 function parse(patch: string, chunkSize = patch.length): ReturnType<PatchParser["finish"]> {
@@ -113,29 +112,9 @@ describe("PatchParser on hostile patches", () => {
     expect(added.at(-1)).toEqual({ start: 199_999, end: 199_999 });
   });
 
-  // 4N vs N, CPU time between full collections, median of 5, N grown until a run takes tens of
-  // milliseconds (as the findings parsers' growth tests).
-  const collectGarbage = (() => {
-    setFlagsFromString("--expose-gc");
-    return runInNewContext("gc") as () => void;
-  })();
-  const cpuMs = (run: () => void) => {
-    collectGarbage();
-    const start = process.cpuUsage();
-    run();
-    const { user, system } = process.cpuUsage(start);
-    return (user + system) / 1000;
-  };
+  // 4N vs N: the fastest of several CPU timings of each, N grown until a run takes tens of ms.
   // `job(n)` is one run on an input of size n.
-  const growth = (job: (n: number) => () => void, size: number) => {
-    // N doubles until one run takes 20 ms of CPU: shorter runs are mostly noise.
-    let n = size;
-    while (n < 64 * size && cpuMs(job(n)) < 20) n *= 2;
-    const [small, large] = [job(n), job(4 * n)];
-    for (let warmUp = 0; warmUp < 3; warmUp += 1) [small, large].forEach((run) => { run(); });
-    const median = (run: () => void) => Array.from({ length: 5 }, () => cpuMs(run)).sort((a, b) => a - b)[2] ?? 0;
-    return median(large) / Math.max(median(small), 0.01);
-  };
+  const growth = (job: (n: number) => () => void, size: number) => growthRatio((run: () => void) => { run(); }, job, size);
   const chunked = (make: (size: number) => string, chunk: number) => (n: number) => {
     const patch = make(n);
     return () => void parse(patch, chunk);
