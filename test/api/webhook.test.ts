@@ -84,15 +84,18 @@ describe("webhook signature", () => {
 });
 
 describe("webhook framing", () => {
+  // The headers a body is read for at all (issue 11): a well-formed signature, event and delivery id.
+  const signedHeaders = { "x-hub-signature-256": signBody(SECRET, "not this body"), "x-github-event": "pull_request", "x-github-delivery": "framing-1" };
+
   it("answers 413 on a large Content-Length without reading the body", async () => {
-    const res = await rawRequest({ "content-type": "application/json", "content-length": String(MAX_BYTES + 1) });
+    const res = await rawRequest({ "content-type": "application/json", ...signedHeaders, "content-length": String(MAX_BYTES + 1) });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: "WEBHOOK_TOO_LARGE" } });
   });
 
   it("answers 413 on a chunked body once it streams past the limit", async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x20);
-    const res = await rawRequest({ "content-type": "application/json", "transfer-encoding": "chunked" }, Array.from({ length: 6 }, () => chunk));
+    const res = await rawRequest({ "content-type": "application/json", ...signedHeaders, "transfer-encoding": "chunked" }, Array.from({ length: 6 }, () => chunk));
     expect(res.status).toBe(413);
   });
 

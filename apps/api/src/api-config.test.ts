@@ -11,6 +11,7 @@ describe("loadApiConfig", () => {
       REVIEWBOT_HOST: "127.0.0.1",
       REVIEWBOT_PORT: 3000,
       REVIEWBOT_WEBHOOK_MAX_BYTES: 26_214_400,
+      REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: 8,
       GITHUB_API_URL: "https://api.github.com",
       REVIEWBOT_SINK: "github",
       REVIEWBOT_REVIEW_COMMENTS: "off",
@@ -26,6 +27,13 @@ describe("loadApiConfig", () => {
     expect(loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "opened, ready_for_review" }).REVIEWBOT_PR_ACTIONS).toEqual(["opened", "ready_for_review"]);
     expect(() => loadApiConfig({ ...local, REVIEWBOT_COMMAND_ASSOCIATIONS: "OWNER,CONTRIBUTOR" })).toThrow(/^REVIEWBOT_COMMAND_ASSOCIATIONS: each entry must be one of OWNER, MEMBER, COLLABORATOR/);
     expect(() => loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "" })).toThrow(/^REVIEWBOT_PR_ACTIONS: /);
+  });
+
+  it("takes a smaller body limit and another number of concurrent reads", () => {
+    expect(loadApiConfig({ ...local, REVIEWBOT_WEBHOOK_MAX_BYTES: "1048576", REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: "2" })).toMatchObject({
+      REVIEWBOT_WEBHOOK_MAX_BYTES: 1_048_576,
+      REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: 2,
+    });
   });
 
   it("splits and lower-cases bot logins", () => {
@@ -49,6 +57,9 @@ describe("loadApiConfig", () => {
     ["a token lifetime past GitHub's hour", { ...local, REVIEWBOT_JOB_TOKEN_TTL_MS: "3600001" }, /^REVIEWBOT_JOB_TOKEN_TTL_MS: /],
     ["a command with a space", { ...local, REVIEWBOT_REVIEW_COMMAND: "/re view" }, /^REVIEWBOT_REVIEW_COMMAND: /],
     ["a port out of range", { ...local, REVIEWBOT_PORT: "70000" }, /^REVIEWBOT_PORT: /],
+    ["a body limit above GitHub's 25 MiB", { ...local, REVIEWBOT_WEBHOOK_MAX_BYTES: "26214401" }, /^REVIEWBOT_WEBHOOK_MAX_BYTES: /],
+    ["no concurrent body reads", { ...local, REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: "0" }, /^REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: /],
+    ["a fractional number of reads", { ...local, REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: "2.5" }, /^REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: /],
   ])("refuses %s with CONFIG_INVALID naming the variable", (_name, env, message) => {
     expect(() => loadApiConfig(env)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringMatching(message) as unknown }));
   });

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./decide-delivery.js";
+import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./body-read-slots.js";
+
+/** https://docs.github.com/en/webhooks/webhook-events-and-payloads#payload-cap */
+const GITHUB_MAX_PAYLOAD_BYTES = 26_214_400;
 
 const positiveInt = z.coerce.number().int().positive();
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -41,7 +45,10 @@ export const ApiConfig = z
     REVIEWBOT_PORT: port.default(3000),
     // GitHub signs with this; shorter secrets are guessable offline from one signed delivery.
     REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters"),
-    REVIEWBOT_WEBHOOK_MAX_BYTES: positiveInt.default(26_214_400),
+    // GitHub caps payloads at 25 MiB: nothing larger is a delivery, so it is the ceiling too.
+    REVIEWBOT_WEBHOOK_MAX_BYTES: positiveInt.max(GITHUB_MAX_PAYLOAD_BYTES).default(GITHUB_MAX_PAYLOAD_BYTES),
+    // Bodies are held whole until their HMAC is checked: this × MAX_BYTES bounds the unverified bytes held.
+    REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: positiveInt.max(256).default(DEFAULT_WEBHOOK_CONCURRENT_READS),
     GITHUB_APP_ID: positiveInt.optional(),
     GITHUB_PRIVATE_KEY: optionalText,
     GITHUB_PRIVATE_KEY_FILE: optionalText,

@@ -8,6 +8,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ApiMetrics } from "./api-metrics.js";
 import type { BasicCredentials } from "./basic-auth.js";
+import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./body-read-slots.js";
 import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
@@ -28,6 +29,8 @@ export interface ApiDeps {
   readonly webhook: {
     readonly secret: string;
     readonly maxBytes: number;
+    /** Webhook bodies read at once (default {@link DEFAULT_WEBHOOK_CONCURRENT_READS}). */
+    readonly maxConcurrentReads?: number;
     readonly filter: DeliveryFilter;
     readonly enqueueDeadlineMs?: number;
   };
@@ -60,6 +63,7 @@ export function createApiApp(deps: ApiDeps): Express {
     WEBHOOK_PATH,
     webhookHandler({
       ...deps.webhook,
+      maxConcurrentReads: deps.webhook.maxConcurrentReads ?? DEFAULT_WEBHOOK_CONCURRENT_READS,
       deadlineMs: deps.webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
       queues: { reviews, github, redis: deps.redis, seal: deps.seal },
       metrics: deps.metrics,

@@ -77,6 +77,7 @@ async function main(): Promise<void> {
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
       maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
+      maxConcurrentReads: config.REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS,
       filter: {
         botLogins: config.REVIEWBOT_BOT_LOGINS,
         reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,

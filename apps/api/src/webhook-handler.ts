@@ -1,17 +1,21 @@
+import { createHmac } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { acceptDelivery, type Accepted, type DeliveryQueues } from "./accept-delivery.js";
 import type { ApiMetrics } from "./api-metrics.js";
+import { createBodyReadSlots, type BodyReadSlots } from "./body-read-slots.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
 import { bodyDigest } from "./delivery-ledger.js";
-import { readRawBody } from "./read-raw-body.js";
+import { readBodyChunks, refuseDeclaredLength } from "./read-raw-body.js";
 import { sendError } from "./send-error.js";
-import { verifySignature } from "./verify-signature.js";
+import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 export interface WebhookDeps {
   readonly secret: string;
   readonly maxBytes: number;
+  /** Webhook bodies read at once; one more is answered 503 WEBHOOK_BUSY without being read. */
+  readonly maxConcurrentReads: number;
   readonly filter: DeliveryFilter;
   readonly queues: DeliveryQueues;
   /** How long Redis may take to confirm a delivery before it is refused with 503. */
@@ -23,28 +27,32 @@ export interface WebhookDeps {
 // GitHub's event names are lower-case words joined by `_`, some with digits (`projects_v2_item`).
 const EVENT = /^[a-z0-9_]{1,64}$/;
 const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
+/** Seconds a client refused with WEBHOOK_BUSY is asked to wait: a body read ends within requestTimeout. */
+const BUSY_RETRY_AFTER_S = 1;
 
 /**
- * `POST /api/github/webhooks`: content type, size, signature of the raw bytes, then JSON and the
- * GitHub headers, in that order; nothing is parsed before the signature holds. Answers 202 as
- * soon as Redis confirms (accepted, duplicate, ignored); every refusal is logged once and counted.
+ * `POST /api/github/webhooks`: the headers (content type, a well-formed signature, event and
+ * delivery id) and the declared size before a byte of the body is read; then a bounded number of
+ * bodies read at once, their HMAC computed while they stream; then JSON, in that order: nothing
+ * is parsed before the signature holds (issue 11). Answers 202 as soon as Redis confirms
+ * (accepted, duplicate, ignored); every refusal is logged once and counted.
  */
 export function webhookHandler(deps: WebhookDeps): RequestHandler {
+  const slots = createBodyReadSlots(deps.maxConcurrentReads);
   return async (request, response) => {
     // Until the signature holds, the event header is the sender's word: not a metric label.
     let event = "unverified";
     try {
       if (!isJson(request.headers["content-type"])) throw new AppError("WEBHOOK_CONTENT_TYPE", "the body must be application/json");
-      const raw = await readRawBody(request, deps.maxBytes);
-      if (!verifySignature(deps.secret, raw, header(request, "x-hub-signature-256"))) {
-        throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 is missing or does not match the body");
-      }
-      const payload = parseJson(raw);
+      const signature = parseSignatureHeader(header(request, "x-hub-signature-256"));
+      if (signature === null) throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 is missing or malformed");
       const eventHeader = header(request, "x-github-event");
       const deliveryId = header(request, "x-github-delivery");
       if (eventHeader === undefined || !EVENT.test(eventHeader)) throw new AppError("WEBHOOK_MALFORMED", "X-GitHub-Event is missing or malformed");
-      event = eventHeader;
       if (deliveryId === undefined || !DELIVERY.test(deliveryId)) throw new AppError("WEBHOOK_MALFORMED", "X-GitHub-Delivery is missing or malformed");
+      const raw = await readSignedBody(request, deps, slots, signature);
+      event = eventHeader;
+      const payload = parseJson(raw);
       const log = deps.logger.child({ deliveryId, event });
       const decision = decideDelivery(event, deliveryId, payload, deps.filter);
       if (decision.kind === "ping" || decision.kind === "ignore") {
@@ -60,6 +68,27 @@ export function webhookHandler(deps: WebhookDeps): RequestHandler {
       reject(deps, request, response, event, err);
     }
   };
+}
+
+/**
+ * Reads the body in one of the slots, hashing it as it streams; only a body whose HMAC matches
+ * is concatenated. The signature can only be judged at the end, so the slots, not the hash, bound
+ * what a stranger can make the api hold.
+ */
+async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyReadSlots, signature: Buffer): Promise<Buffer> {
+  refuseDeclaredLength(request, deps.maxBytes);
+  const release = slots.tryAcquire();
+  if (release === null) {
+    throw new AppError("WEBHOOK_BUSY", "too many webhook bodies are being read; retry later", { details: { limit: deps.maxConcurrentReads } });
+  }
+  try {
+    const hmac = createHmac("sha256", deps.secret);
+    const body = await readBodyChunks(request, deps.maxBytes, (chunk) => hmac.update(chunk));
+    if (!digestMatches(hmac.digest(), signature)) throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 does not match the body");
+    return Buffer.concat(body.chunks, body.total);
+  } finally {
+    release();
+  }
 }
 
 function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Accepted, response: Response): void {
@@ -90,8 +119,9 @@ function reject(deps: WebhookDeps, request: Request, response: Response, event: 
   };
   if (error.status >= 500) deps.logger.error(fields, "webhook refused");
   else deps.logger.warn({ ...fields, reason: error.message }, "webhook refused");
-  // An unread body (too large, or never sent) must not be parsed as the next request.
-  if (error.code === "WEBHOOK_TOO_LARGE" || !request.complete) response.setHeader("Connection", "close");
+  if (error.code === "WEBHOOK_BUSY") response.setHeader("Retry-After", String(BUSY_RETRY_AFTER_S));
+  // An unread body (too large, refused by its headers, or never sent) must not be parsed as the next request.
+  if (error.code === "WEBHOOK_TOO_LARGE" || error.code === "WEBHOOK_BUSY" || !request.complete) response.setHeader("Connection", "close");
   sendError(response, error);
 }
 

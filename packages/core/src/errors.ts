@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   WEBHOOK_TOO_LARGE: { status: 413, retryable: false, summary: "the webhook body exceeds the size limit" },
   WEBHOOK_CONTENT_TYPE: { status: 415, retryable: false, summary: "the webhook body is not application/json" },
   WEBHOOK_MALFORMED: { status: 400, retryable: false, summary: "the webhook body or headers are malformed" },
+  WEBHOOK_BUSY: { status: 503, retryable: true, summary: "too many webhook bodies are being read at once" },
   QUEUE_UNAVAILABLE: { status: 503, retryable: true, summary: "Redis did not accept the job in time" },
   JOB_INVALID: { status: 422, retryable: false, summary: "a queued job does not match its contract" },
   UNAUTHENTICATED: { status: 401, retryable: false, summary: "the request carries no valid credential" },
