@@ -17,6 +17,14 @@ describe("parseOperatorPolicy", () => {
         nofile: 1024,
         fsizeBytes: 256 * MiB,
       },
+      findings: {
+        structuredOutputBytes: 8 * MiB,
+        parseSeconds: 10,
+        parseMemoryBytes: 128 * MiB,
+        perHelper: 5_000,
+        perReview: 20_000,
+        retainedBytes: 16 * MiB,
+      },
       images: {
         base: "localhost/reviewbot/base:latest",
         python: "localhost/reviewbot/python:latest",
@@ -41,6 +49,14 @@ describe("parseOperatorPolicy", () => {
     expect(parseOperatorPolicy(input).limits).toMatchObject(expected);
   });
 
+  it.each([
+    ["a larger cap for documents", { structuredOutputBytes: 32 * MiB }, { structuredOutputBytes: 32 * MiB, perHelper: 5_000 }],
+    ["a fractional parse deadline", { parseSeconds: 0.5 }, { parseSeconds: 0.5, parseMemoryBytes: 128 * MiB }],
+    ["the smallest parse heap", { parseMemoryBytes: 32 * MiB }, { parseMemoryBytes: 32 * MiB }],
+  ])("accepts findings limits: %s", (_label, findings, expected) => {
+    expect(parseOperatorPolicy({ findings }).findings).toMatchObject(expected);
+  });
+
   it("accepts an allowlist with its own default image", () => {
     const policy = parseOperatorPolicy({
       images: { python: "localhost/reviewbot/python:3.12", node: "localhost/reviewbot/node@sha256:abc" },
@@ -52,7 +68,7 @@ describe("parseOperatorPolicy", () => {
 
   it("returns a frozen policy", () => {
     const policy = parseOperatorPolicy({});
-    expect([policy, policy.limits, policy.images].every((part) => Object.isFrozen(part))).toBe(true);
+    expect([policy, policy.limits, policy.findings, policy.images].every((part) => Object.isFrozen(part))).toBe(true);
   });
 
   it.each([
@@ -62,6 +78,10 @@ describe("parseOperatorPolicy", () => {
     ["too few CPUs", { limits: { cpus: 0.001 } }, "limits.cpus: Too small: expected number to be >=0.01"],
     ["an unknown limit", { limits: { swapBytes: 1 } }, "limits.swapBytes: unknown key"],
     ["an unknown top-level key", { network: true }, "network: unknown key"],
+    ["an unknown findings limit", { findings: { perFile: 10 } }, "findings.perFile: unknown key"],
+    ["a parse heap a thread cannot start in", { findings: { parseMemoryBytes: 16 * MiB } }, "findings.parseMemoryBytes: Too small: expected number to be >=33554432"],
+    ["no parse time at all", { findings: { parseSeconds: 0 } }, "findings.parseSeconds: Too small: expected number to be >=0.01"],
+    ["a zero findings cap", { findings: { perReview: 0 } }, "findings.perReview: Too small: expected number to be >0"],
     ["an unknown install hook mode", { installHooks: "on" }, 'installHooks: Invalid option: expected one of "off"|"registry"'],
     ["a registry IP literal", { installRegistries: ["104.16.0.1"] }, "installRegistries[0]: must be a lower-case DNS name"],
     ["a registry with a port", { installRegistries: ["registry.npmjs.org:8443"] }, "installRegistries[0]: must be a lower-case DNS name"],

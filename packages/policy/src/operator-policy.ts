@@ -49,14 +49,39 @@ export const OperatorLimits = z
 export type OperatorLimits = z.infer<typeof OperatorLimits>;
 
 /**
- * The operator's policy: limits plus the image allowlist (name → image reference), the image a
- * helper gets when it names none, whether install hooks run (`installHooks`) and the registry
- * hosts their sandbox may reach on port 443 (`installRegistries`). Strict: an unknown key is an
- * error, never ignored.
+ * The worker's own ceilings on reading helper output into findings (issue 11). Apart from
+ * `limits` because no repository may ask for more or less: they bound the worker process, not a
+ * sandbox. `structuredOutputBytes` replaces `limits.outputBytes` (when larger) as the output cap
+ * of a helper whose format is a document (`sarif`, `checkstyle`, `rdjson`, `eslint-json`,
+ * `ruff-json`), which is parsed whole or not at all: real Semgrep SARIF is 2–3 MB, most of it
+ * rule metadata. Parsing runs in a worker thread held to `parseMemoryBytes` of heap and stopped
+ * after `parseSeconds`. At most `perHelper` findings of one helper, and `perReview` findings of
+ * `retainedBytes` (path, message and rule characters plus 100 per finding) in one review, are
+ * kept.
+ */
+export const FindingsLimits = z
+  .strictObject({
+    structuredOutputBytes: count(8 * MiB),
+    parseSeconds: z.number().min(0.01).max(3600).default(10),
+    // Below 24 MiB a worker thread cannot even start (measured, Node 20).
+    parseMemoryBytes: z.int().min(32 * MiB).default(128 * MiB),
+    perHelper: count(5_000),
+    perReview: count(20_000),
+    retainedBytes: count(16 * MiB),
+  })
+  .readonly();
+export type FindingsLimits = z.infer<typeof FindingsLimits>;
+
+/**
+ * The operator's policy: limits, findings limits, the image allowlist (name → image reference),
+ * the image a helper gets when it names none, whether install hooks run (`installHooks`) and the
+ * registry hosts their sandbox may reach on port 443 (`installRegistries`). Strict: an unknown
+ * key is an error, never ignored.
  */
 export const OperatorPolicy = z
   .strictObject({
     limits: OperatorLimits.prefault({}),
+    findings: FindingsLimits.prefault({}),
     // The images scripts/setup.sh builds (infra/images).
     images: ImageAllowlist.default({
       base: "localhost/reviewbot/base:latest",
