@@ -1,10 +1,12 @@
-import type { Finding } from "../findings/finding.js";
-import { sanitiseFinding, sanitiseText } from "../findings/sanitise-output.js";
+import { sanitiseText } from "../findings/sanitise-output.js";
 import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import type { HelperOutcome } from "./report.js";
 
 /** What a report keeps of a helper's raw output: enough to debug, never enough to flood. */
 const REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 } as const;
+// Read of each stream before sanitising: room for what stripping removes, and a bound on the
+// event loop's work whatever the output cap (a document format may print megabytes).
+const REPORT_INPUT_BYTES = 4 * REPORT_OUTPUT.maxBytes;
 
 /** Infrastructure outcomes first: a helper that timed out did not "find problems". */
 export function helperOutcome(result: SandboxResult, findings: number): HelperOutcome {
@@ -20,10 +22,6 @@ export function helperOutcome(result: SandboxResult, findings: number): HelperOu
 /** The sanitised stdout and stderr a report carries. */
 export function reportOutput(result: SandboxResult, secrets: readonly string[]): { stdout: string; stderr: string } {
   const options = { ...REPORT_OUTPUT, secrets };
-  return { stdout: sanitiseText(result.stdout, options).text, stderr: sanitiseText(result.stderr, options).text };
-}
-
-/** Findings made safe to show and send on. */
-export function sanitiseFindings(findings: readonly Finding[], secrets: readonly string[]): Finding[] {
-  return findings.map((finding) => sanitiseFinding(finding, { secrets }));
+  const head = (output: Buffer) => output.subarray(0, REPORT_INPUT_BYTES);
+  return { stdout: sanitiseText(head(result.stdout), options).text, stderr: sanitiseText(head(result.stderr), options).text };
 }

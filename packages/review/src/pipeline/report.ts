@@ -42,6 +42,12 @@ export interface HelperReport {
   readonly findings: readonly Finding[];
   /** Output the parser could not use, and findings whose path left the repository. */
   readonly problems: readonly string[];
+  /**
+   * Why the helper's verdict is incomplete, when the pipeline knows more than the outcome says: a
+   * program not in its image, output not parsed within the operator's budget or refused, findings
+   * past a cap. Listed in the review's `errors`.
+   */
+  readonly error?: string;
   /** Its install hook, or null when it has none. */
   readonly install: InstallReport | null;
 }
@@ -52,6 +58,8 @@ export interface ContextReport {
   readonly skipFiles: readonly string[];
   readonly outcome: HelperOutcome;
   readonly durationMs: number;
+  /** Why it did not pass, when known better than its outcome (a program not in the image), else null. */
+  readonly error: string | null;
 }
 
 export interface ReviewTimings {

@@ -4,6 +4,7 @@ import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
+import { capReviewFindings } from "./cap-review-findings.js";
 import { loadRepoConfig } from "./load-repo-config.js";
 import type { ContextReport, HelperReport, Report } from "./report.js";
 import { runContextScript } from "./run-context-script.js";
@@ -59,8 +60,9 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const config = await loadRepoConfig(checkout, deps.operator);
     const labels = { jobId: request.label ?? checkout.id };
     const install = { mode: deps.operator.installHooks, remote: request.remote, ...(deps.installHooks === undefined ? {} : { runtime: deps.installHooks }) };
-    const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, ...(signal === undefined ? {} : { signal }) };
-    const image = deps.operator.images[deps.operator.defaultImage] ?? "";
+    const { operator } = deps;
+    const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...(signal === undefined ? {} : { signal }) };
+    const image = { name: operator.defaultImage, reference: operator.images[operator.defaultImage] ?? "" };
     progress({ stage: "context", message: "running the context script, if the base has one" });
     const context = await runContextScript({ ...run, image, limits: helperCeilings(deps.operator.limits) }, {
       base: { ref: request.base.ref, sha: checkout.baseSha },
@@ -73,7 +75,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const helpersTotal = config.helpers.length;
     let helpersDone = 0;
     progress({ stage: "helpers", message: `running ${helpersTotal} helper(s) in ${deps.engine.name} sandboxes`, helpersDone, helpersTotal });
-    const helpers = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
+    const ran = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
       // No new helper once cancelled; the ones in flight are killed through the signal.
       signal?.throwIfAborted();
       const report = await runHelper(helper, run);
@@ -82,6 +84,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       return report;
     });
     signal?.throwIfAborted();
+    const helpers = capReviewFindings(ran, operator.findings);
     const helpersFinished = performance.now();
     progress({ stage: "findings", message: "parsing and filtering findings" });
     const skipped = new Set(context?.skipFiles ?? []);
@@ -125,18 +128,22 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
   }
 }
 
-/** Infrastructure failures, one line each, apart from what the helpers found. */
+const INFRASTRUCTURE: ReadonlySet<string> = new Set(["timeout", "oom", "truncated", "cancelled"]);
+
+/**
+ * Infrastructure failures, one line each, apart from what the helpers found: a helper's
+ * infrastructure outcome, then what the pipeline knows of it (`flood: truncated: 120 findings past
+ * the cap…`), or its error alone (`ruff: program \`ruff\` is not in image…`), or a non-zero exit.
+ */
 function reviewErrors(overlayFailure: string | undefined, context: ContextReport | null, helpers: readonly HelperReport[]): string[] {
   const errors: string[] = [];
   if (overlayFailure !== undefined) errors.push(`.ai/ overlay failed closed: ${overlayFailure}`);
-  if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.outcome}`);
+  if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.error ?? context.outcome}`);
   for (const helper of helpers) {
-    if (helper.outcome === "timeout" || helper.outcome === "oom" || helper.outcome === "truncated" || helper.outcome === "cancelled") {
-      errors.push(`${helper.name}: ${helper.outcome}`);
-    } else if (helper.outcome === "failed") {
-      errors.push(`${helper.name}: exited ${String(helper.exitCode ?? helper.signal)} without findings`);
-    }
+    const infrastructure = INFRASTRUCTURE.has(helper.outcome) ? helper.outcome : undefined;
+    const failed = helper.outcome === "failed" && helper.error === undefined ? `exited ${String(helper.exitCode ?? helper.signal)} without findings` : undefined;
+    const parts = [infrastructure, failed, helper.error].filter((part) => part !== undefined);
+    if (parts.length > 0) errors.push(`${helper.name}: ${parts.join(": ")}`);
   }
   return errors;
 }
-

@@ -1,11 +1,13 @@
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { SANDBOX_WORKTREE } from "@reviewbot/policy/helper-command";
+import type { HelperImage } from "@reviewbot/policy/helper-image";
 import type { HelperLimits } from "@reviewbot/policy/limit-narrowing";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import { sanitiseText } from "../findings/sanitise-output.js";
 import { helperOutcome } from "./helper-output.js";
+import { missingProgramProblem } from "./missing-program-problem.js";
 import { engineArgv, type HelperRun } from "./run-helper.js";
 import type { ContextReport } from "./report.js";
 
@@ -15,7 +17,7 @@ const CONTEXT_TEXT = { maxBytes: 32 * 1024, maxLines: 400 } as const;
 
 export interface ContextScriptRun extends HelperRun {
   /** The operator's default image and ceilings: the script is sandboxed like any helper. */
-  readonly image: string;
+  readonly image: HelperImage;
   readonly limits: HelperLimits;
 }
 
@@ -29,9 +31,10 @@ export interface ContextScriptRun extends HelperRun {
 export async function runContextScript(run: ContextScriptRun, pullRequest: unknown): Promise<ContextReport | null> {
   const info = await lstat(join(run.worktree, SCRIPT)).catch(() => null);
   if (info === null || !info.isFile() || (info.mode & 0o111) === 0) return null;
+  const argv = [`${SANDBOX_WORKTREE}/${SCRIPT}`];
   const result = await run.engine.run({
-    argv: engineArgv([`${SANDBOX_WORKTREE}/${SCRIPT}`], run),
-    image: run.image,
+    argv: engineArgv(argv, run),
+    image: run.image.reference,
     worktree: run.worktree,
     cwd: ".",
     env: buildSandboxEnv({}),
@@ -41,11 +44,15 @@ export async function runContextScript(run: ContextScriptRun, pullRequest: unkno
     ...(run.signal === undefined ? {} : { signal: run.signal }),
   });
   const { text, skipFiles } = interpret(result.stdout.toString("utf8"));
+  const outcome = helperOutcome(result, 0);
+  // A Python script in an image without Python used to fail with no reason given (issue 11).
+  const error = outcome === "failed" ? await missingProgramProblem(result, { ...run, argv, owner: "context-script" }) : null;
   return {
     text: sanitiseText(text, { ...CONTEXT_TEXT, secrets: run.secrets }).text,
     skipFiles: result.exitCode === 0 ? skipFiles : [],
-    outcome: helperOutcome(result, 0),
+    outcome,
     durationMs: result.durationMs,
+    error,
   };
 }
 

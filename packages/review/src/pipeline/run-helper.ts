@@ -1,14 +1,14 @@
-import { mapFindingPath } from "../findings/map-path.js";
-import { parseFindings } from "../findings/parse-findings.js";
-import type { Finding } from "../findings/finding.js";
-import { relocateTrustedPaths, SANDBOX_WORKTREE } from "@reviewbot/policy/helper-command";
+import { relocateTrustedPaths } from "@reviewbot/policy/helper-command";
+import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import { depsEnv } from "@reviewbot/policy/install-plan";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import type { SandboxEngine, SandboxLabels, SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
-import { helperOutcome, reportOutput, sanitiseFindings } from "./helper-output.js";
+import { readHelperFindings, outputCap } from "./helper-findings.js";
+import { helperOutcome, reportOutput } from "./helper-output.js";
 import type { InstallContext } from "./install-hook-runtime.js";
+import { missingProgramProblem } from "./missing-program-problem.js";
 import { prepareDeps, type PreparedDeps } from "./prepare-deps.js";
 import type { HelperReport } from "./report.js";
 
@@ -23,6 +23,8 @@ export interface HelperRun {
   readonly signal?: AbortSignal;
   /** Install hooks: off unless the operator turned them on and the worker can run them. */
   readonly install?: InstallContext;
+  /** The images a helper may name (for what a missing program's message advises) and the findings limits. */
+  readonly operator: Pick<OperatorPolicy, "images" | "defaultImage" | "findings">;
 }
 
 /**
@@ -49,26 +51,23 @@ export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise
     cwd: helper.cwd,
     // PATH, NODE_PATH and PYTHONPATH into the read-only deps: set by us, never by the repository.
     env: deps?.mount === undefined ? buildSandboxEnv({}) : depsEnv(buildSandboxEnv({})),
-    limits: sandboxLimits(helper.limits),
+    limits: sandboxLimits({ ...helper.limits, outputBytes: outputCap(helper.format, helper.limits, run.operator.findings) }),
     labels: { ...run.labels, helper: helper.name },
     ...(deps?.mount === undefined ? {} : { mounts: [deps.mount] }),
     ...(run.signal === undefined ? {} : { signal: run.signal }),
   });
-  // Parsers read the raw text (invalid UTF-8 already replaced); what they extract is sanitised.
-  const parsed = parseFindings(helper.format, result.stdout.toString("utf8"), { helper: helper.name, severity: helper.severity });
-  const problems = [...parsed.problems, ...helper.warnings, ...(deps?.problems ?? [])];
-  const findings: Finding[] = [];
-  for (const finding of parsed.findings) {
-    const mapped = mapFindingPath(finding.path, { mountPoint: SANDBOX_WORKTREE, cwd: helper.cwd });
-    if (mapped.path === null) problems.push(mapped.problem);
-    else findings.push({ ...finding, path: mapped.path });
-  }
+  const read = await readHelperFindings(helper, result, { findings: run.operator.findings, secrets: run.secrets, signal: run.signal });
+  const outcome = helperOutcome(result, read.findings.length);
+  // A helper that could not start its program did not "fail": say which program, which image.
+  const missing = outcome === "failed" ? await missingProgramProblem(result, { ...run, argv: helper.command, image: helper.image, owner: "helper" }) : null;
+  const error = missing ?? read.error;
   return {
     name: helper.name,
     image: helper.image.name,
     engine: result.engine,
     sandboxed: result.sandboxed,
-    outcome: helperOutcome(result, findings.length),
+    // Output that was not read gave no verdict: it did not pass.
+    outcome: outcome === "passed" && read.error !== null ? "failed" : outcome,
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
@@ -76,8 +75,9 @@ export async function runHelper(helper: ResolvedHelper, run: HelperRun): Promise
     outputTruncated: result.outputTruncated,
     durationMs: result.durationMs,
     ...reportOutput(result, run.secrets),
-    findings: sanitiseFindings(findings, run.secrets),
-    problems,
+    findings: read.findings,
+    problems: [...(missing === null ? [] : [missing]), ...read.problems, ...helper.warnings, ...(deps?.problems ?? [])],
+    ...(error === null ? {} : { error }),
     install: deps?.report ?? null,
   };
 }

@@ -1,0 +1,80 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { extractFindings, type ExtractRequest } from "@reviewbot/review/findings/extract-findings";
+import { IN_THREAD_BYTES, parseUnderBudget } from "@reviewbot/review/findings/parse-under-budget";
+import { withEventLoopLag } from "../support/event-loop-lag.js";
+import { semgrepSarif } from "../support/semgrep-sarif.js";
+
+const MiB = 1024 * 1024;
+// The worst event-loop delay allowed while a thread parses, and exceeded when the loop parses itself.
+const LAG_BOUND_MS = 250;
+const REQUEST: Omit<ExtractRequest, "output"> = {
+  format: "sarif", helper: "semgrep", mountPoint: "/work", cwd: ".", secrets: ["secret-value-123"], maxFindings: 5_000,
+};
+
+// 8 MB of `[],`: valid JSON whose every three bytes are an array, so that JSON.parse builds
+// 2.7 million objects (seconds of CPU, hundreds of MB of heap) before the parser sees a result.
+const HOSTILE = `{"runs":[{"results":[${"[],".repeat(2_800_000)}[]]}]}`;
+// Real-sized benign output: a 2.9 MB Semgrep-shaped log with 40 results.
+const RESULTS = Array.from({ length: 40 }, (_, index) => ({ uri: `src/module_${String(index % 7)}.py`, line: index + 1, rule: index }));
+const BENIGN = semgrepSarif(RESULTS, 2_900_000);
+
+describe("parsing a helper's output under a budget", () => {
+  it("stops hostile output at the deadline and says so, while the event loop keeps ticking", async () => {
+    const started = performance.now();
+    const { result, maxLagMs } = await withEventLoopLag(() => parseUnderBudget({ ...REQUEST, output: HOSTILE }, { timeoutMs: 500, memoryBytes: 1024 * MiB }));
+    expect(result).toEqual({ ok: false, reason: "findings not parsed: 8 MiB of sarif took more than 0.5 s" });
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(maxLagMs).toBeLessThan(LAG_BOUND_MS);
+  });
+
+  it("stops hostile output at the memory ceiling and says so, while the event loop keeps ticking", async () => {
+    const { result, maxLagMs } = await withEventLoopLag(() => parseUnderBudget({ ...REQUEST, output: HOSTILE }, { timeoutMs: 60_000, memoryBytes: 64 * MiB }));
+    expect(result).toEqual({ ok: false, reason: "findings not parsed: 8 MiB of sarif needed more than 64 MiB of memory" });
+    expect(maxLagMs).toBeLessThan(LAG_BOUND_MS);
+  });
+
+  it("(control) the same output read on the event loop blocks it past the bound: the lag measure can fail", async () => {
+    // Between two ticks of the sampler, so that the one after the block measures it.
+    const { result, maxLagMs } = await withEventLoopLag(async () => {
+      await delay(50);
+      const extracted = extractFindings({ ...REQUEST, output: HOSTILE });
+      await delay(50);
+      return extracted;
+    });
+    expect(result.findings).toEqual([]);
+    expect(maxLagMs).toBeGreaterThan(LAG_BOUND_MS);
+  });
+
+  it("(control) reads benign real-sized output whole in the thread, under the smallest budget that holds it", async () => {
+    expect(BENIGN.length).toBeGreaterThan(2_900_000);
+    const { result, maxLagMs } = await withEventLoopLag(() => parseUnderBudget({ ...REQUEST, output: Buffer.from(BENIGN) }, { timeoutMs: 10_000, memoryBytes: 64 * MiB }));
+    if (!result.ok) throw new Error(result.reason);
+    expect(result.value.findings.map((f) => [f.path, f.line, f.severity])).toEqual(
+      RESULTS.map(({ uri, line, rule }) => [uri, line, rule % 3 === 0 ? "error" : "warning"]),
+    );
+    expect(result.value).toMatchObject({ problems: [], dropped: 0 });
+    expect(maxLagMs).toBeLessThan(LAG_BOUND_MS);
+  });
+
+  it("keeps at most maxFindings in the thread and counts the rest", async () => {
+    const result = await parseUnderBudget({ ...REQUEST, maxFindings: 10, output: BENIGN }, { timeoutMs: 10_000, memoryBytes: 64 * MiB });
+    expect(result.ok && [result.value.findings.length, result.value.dropped]).toEqual([10, 30]);
+  });
+
+  it("stops when the review is cancelled", async () => {
+    const controller = new AbortController();
+    const parsing = parseUnderBudget({ ...REQUEST, output: HOSTILE }, { timeoutMs: 60_000, memoryBytes: 1024 * MiB }, controller.signal);
+    setTimeout(() => {
+      controller.abort();
+    }, 100);
+    expect(await parsing).toEqual({ ok: false, reason: "findings not parsed: 8 MiB of sarif were not read: the review was cancelled" });
+  });
+
+  it("reads small output in place, where no thread is started (a budget it could not meet is not applied)", async () => {
+    const small = semgrepSarif(RESULTS.slice(0, 1), 10_000);
+    expect(small.length).toBeLessThanOrEqual(IN_THREAD_BYTES);
+    const result = await parseUnderBudget({ ...REQUEST, output: small }, { timeoutMs: 0.001, memoryBytes: 32 * MiB });
+    expect(result.ok && result.value.findings.map((f) => f.path)).toEqual(["src/module_0.py"]);
+  });
+});
