@@ -55,6 +55,7 @@ describe("container engine (rootful Podman through its API)", () => {
     const dropsLimits: SandboxEngine = {
       name: "podman",
       close: () => Promise.resolve(),
+      health: () => Promise.resolve({ healthy: true }),
       run: (spec) => engine.run({ ...spec, limits: { ...spec.limits, memoryBytes: 0, pids: 1_000_000 } }),
     };
     const report = await probeEngine(dropsLimits, { image: BASE_IMAGE, limits: TEST_LIMITS });

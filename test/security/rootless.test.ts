@@ -31,6 +31,7 @@ afterAll(async () => {
 const unsandboxed: SandboxEngine = {
   name: "none",
   run: () => Promise.reject(new Error("the unsandboxed engine must not run here")),
+  health: () => Promise.resolve({ healthy: true }),
   close: () => Promise.resolve(),
 };
 

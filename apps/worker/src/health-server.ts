@@ -1,16 +1,28 @@
 import { createServer, type Server } from "node:http";
 import type { Registry } from "prom-client";
+import type { EngineHealth } from "@reviewbot/sandbox/sandbox-spec";
 
 export interface HealthChecks {
   /** Redis answers PING. */
   redisReady(): Promise<boolean>;
-  /** The sandbox engine was prepared (its readiness probe passed, or mode `off`). */
-  sandboxReady(): boolean;
+  /**
+   * The sandbox engine was prepared (its readiness probe passed, or mode `off`) and still answers
+   * its health check (bounded and cached by the caller, see sandbox-health.ts).
+   */
+  sandbox(): Promise<EngineHealth>;
+}
+
+/** `/readyz`'s body: each part, and when one is not ready, why (`redis: …; sandbox: …`). */
+export interface Readiness {
+  readonly redis: boolean;
+  readonly sandbox: boolean;
+  readonly reason?: string;
 }
 
 /**
  * The worker's operational HTTP endpoints: `/healthz` (the process serves requests), `/readyz`
- * (Redis answers and the sandbox engine is ready; 503 otherwise) and `/metrics` (Prometheus).
+ * (Redis answers and the sandbox engine is healthy; 503 naming the reason otherwise) and
+ * `/metrics` (Prometheus).
  */
 export function createHealthServer(checks: HealthChecks, registry: Registry): Server {
   return createServer((request, response) => {
@@ -44,8 +56,12 @@ export function createHealthServer(checks: HealthChecks, registry: Registry): Se
   });
 }
 
-async function readiness(checks: HealthChecks): Promise<{ ready: boolean; detail: { redis: boolean; sandbox: boolean } }> {
-  const redis = await checks.redisReady().catch(() => false);
-  const sandbox = checks.sandboxReady();
-  return { ready: redis && sandbox, detail: { redis, sandbox } };
+async function readiness(checks: HealthChecks): Promise<{ ready: boolean; detail: Readiness }> {
+  const [redis, sandbox] = await Promise.all([
+    checks.redisReady().catch(() => false),
+    checks.sandbox().catch((err: unknown): EngineHealth => ({ healthy: false, reason: err instanceof Error ? err.message : String(err) })),
+  ]);
+  const reasons = [...(redis ? [] : ["redis: no answer to PING"]), ...(sandbox.healthy ? [] : [`sandbox: ${sandbox.reason}`])];
+  const detail: Readiness = { redis, sandbox: sandbox.healthy, ...(reasons.length === 0 ? {} : { reason: reasons.join("; ") }) };
+  return { ready: reasons.length === 0, detail };
 }

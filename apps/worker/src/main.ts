@@ -23,6 +23,7 @@ import { createLocalSource } from "./local-source.js";
 import { processReviewJob } from "./process-review-job.js";
 import type { ReviewSource } from "./review-source.js";
 import { RunningJobs } from "./running-jobs.js";
+import { createSandboxHealth, SANDBOX_HEALTH_MAX_AGE_MS, SANDBOX_HEALTH_TIMEOUT_MS, type SandboxHealth } from "./sandbox-health.js";
 import { loadWorkerConfig } from "./worker-config.js";
 import { createWorkerMetrics } from "./worker-metrics.js";
 
@@ -44,9 +45,9 @@ async function main(): Promise<void> {
 
   const counters = new SandboxCounters();
   const metrics = createWorkerMetrics(counters);
-  let sandboxReady = false;
+  let sandboxHealth: SandboxHealth | null = null;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
-  const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandboxReady: () => sandboxReady }, metrics.registry);
+  const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }) }, metrics.registry);
   health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
   const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
   const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
-  sandboxReady = true;
+  sandboxHealth = createSandboxHealth(selection.engine, { timeoutMs: SANDBOX_HEALTH_TIMEOUT_MS, maxAgeMs: SANDBOX_HEALTH_MAX_AGE_MS, logger });
 
   const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true, password: config.REDIS_PASSWORD });
   const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true, password: config.REDIS_PASSWORD });

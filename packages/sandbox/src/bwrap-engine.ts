@@ -10,7 +10,7 @@ import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { cgroupV1Available, reapStaleRunCgroups, RunCgroup } from "./cgroup-v1.js";
 import { refuseMounts } from "./refuse-mounts.js";
 import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
-import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 import { assertReachableBy, DEFAULT_SANDBOX_USER, resolveSandboxUser, type SandboxUser } from "./sandbox-user.js";
 import { compileSeccompFilter } from "./seccomp-bpf.js";
 
@@ -108,6 +108,24 @@ export class BwrapEngine implements SandboxEngine {
     return run;
   }
 
+  /**
+   * Unhealthy when closed, when bwrap, prlimit or sh is no longer executable, when the cgroup v1
+   * hierarchies the runs' limits need are gone, or when an image's extracted rootfs was removed:
+   * each is what a run needs besides the kernel, checked with a stat (no sandbox is started).
+   */
+  async health(): Promise<EngineHealth> {
+    const unhealthy = (reason: string): EngineHealth => ({ healthy: false, reason });
+    if (this.#closed) return unhealthy("the bwrap engine is closed");
+    for (const binary of Object.values(BWRAP_BINARIES)) {
+      if (!(await reachable(binary, constants.X_OK))) return unhealthy(`${binary} is missing or not executable`);
+    }
+    if (this.cgroupLimits && !(await cgroupV1Available(this.#layout))) return unhealthy("the cgroup v1 memory, pids or cpu hierarchy is gone");
+    for (const image of this.#images.values()) {
+      if (!(await reachable(image.rootfs, constants.F_OK))) return unhealthy(`the rootfs of ${image.reference} is gone (${image.rootfs})`);
+    }
+    return { healthy: true };
+  }
+
   /** Kills every run in flight and waits for their cleanup; idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -170,4 +188,11 @@ export class BwrapEngine implements SandboxEngine {
   #assertOpen(): void {
     if (this.#closed) throw new AppError("SANDBOX_UNAVAILABLE", "the bwrap engine is closed");
   }
+}
+
+function reachable(path: string, mode: number): Promise<boolean> {
+  return access(path, mode).then(
+    () => true,
+    () => false,
+  );
 }

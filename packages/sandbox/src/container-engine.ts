@@ -12,7 +12,7 @@ import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
 import { checkMounts } from "./sandbox-mounts.js";
 import type { PodmanService } from "./podman-service.js";
-import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 export interface ContainerEngineOptions {
   readonly name: "podman" | "docker";
@@ -56,6 +56,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
   #janitor: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(options: ContainerEngineOptions) {
     this.name = options.name;
@@ -117,7 +118,31 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     return removed;
   }
 
+  /**
+   * Unhealthy when closed, when this worker's own Podman service is not running (it is started
+   * again here: the supervisor restarts what it supervises rather than wait for the next run), or
+   * when the engine's API does not answer `_ping` before `signal` aborts.
+   */
+  async health(signal: AbortSignal): Promise<EngineHealth> {
+    if (this.#closed) return { healthy: false, reason: `the ${this.name} engine is closed` };
+    const down = this.#service?.problem() ?? null;
+    if (down !== null) {
+      void this.#service?.ensureRunning().catch(() => undefined);
+      return { healthy: false, reason: down };
+    }
+    try {
+      // dockerode 4 hands ping's `abortSignal` to the request; @types/dockerode 4.0.2 omits the options.
+      const ping = this.#docker.ping.bind(this.#docker) as (options: { abortSignal: AbortSignal }) => Promise<unknown>;
+      await ping({ abortSignal: signal });
+      return { healthy: true };
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      return { healthy: false, reason: `the ${this.name} API did not answer _ping: ${reason}` };
+    }
+  }
+
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#janitor);
     await Promise.allSettled([...this.#live].map((container) => kill(container)));
     await Promise.allSettled([...this.#removals]);

@@ -4,7 +4,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { mountsRefusal } from "./refuse-mounts.js";
 import { OutputBudget } from "./output-budget.js";
-import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 /**
  * The explicit escape hatch of sandbox mode `off` (or `auto` with no working engine): the helper
@@ -89,6 +89,11 @@ export class NoneEngine implements SandboxEngine {
         });
       });
     });
+  }
+
+  /** Nothing to lose: a helper runs as a plain child process of the worker. */
+  health(): Promise<EngineHealth> {
+    return Promise.resolve({ healthy: true });
   }
 
   close(): Promise<void> {

@@ -16,8 +16,9 @@ export interface PodmanServiceOptions {
 
 /**
  * Starts and supervises this worker's own `podman system service` on a private socket. If the
- * service dies, the next `ensureRunning()` starts it again; until then runs fail as
- * SANDBOX_UNAVAILABLE and are retried, never run unsandboxed.
+ * service dies (an exit or a signal), the next `ensureRunning()` starts it again (a run's, or the
+ * engine's health check's); until then runs fail as SANDBOX_UNAVAILABLE and are retried, never
+ * run unsandboxed.
  */
 export class PodmanService {
   readonly #options: PodmanServiceOptions;
@@ -33,17 +34,29 @@ export class PodmanService {
   }
 
   ensureRunning(): Promise<void> {
-    if (this.#child !== null && this.#child.exitCode === null && this.#starting === null) return Promise.resolve();
+    if (this.#child !== null && !hasExited(this.#child) && this.#starting === null) return Promise.resolve();
     this.#starting ??= this.#start().finally(() => {
       this.#starting = null;
     });
     return this.#starting;
   }
 
+  /**
+   * Null while the service runs (and answered once it started); otherwise why it does not, for a
+   * health check that then calls `ensureRunning()`.
+   */
+  problem(): string | null {
+    if (this.#starting !== null) return "podman system service is starting";
+    const child = this.#child;
+    if (child === null) return "podman system service is not started yet; starting it";
+    if (!hasExited(child)) return null;
+    return `podman system service exited (${child.signalCode ?? `code ${String(child.exitCode)}`}); starting it again`;
+  }
+
   async stop(): Promise<void> {
     const child = this.#child;
     this.#child = null;
-    if (child === null || child.exitCode !== null) return;
+    if (child === null || hasExited(child)) return;
     const exited = new Promise((resolve) => child.once("exit", resolve));
     // A graceful stop takes Podman 1.5 s or more (longer while API connections idle), and the
     // service keeps nothing of ours: every run's container is removed before close, conmon
@@ -74,11 +87,16 @@ export class PodmanService {
     const docker = new Dockerode({ socketPath: this.#options.socketPath });
     const deadline = Date.now() + (this.#options.startTimeoutMs ?? 15_000);
     while (Date.now() < deadline) {
-      if (child.exitCode !== null) break;
+      if (hasExited(child)) break;
       if (await docker.ping().then(() => true, () => false)) return;
       await sleep(50);
     }
     child.kill("SIGKILL");
     throw new AppError("SANDBOX_UNAVAILABLE", `podman system service did not become ready: ${stderr.trim() || "no output"}`);
   }
+}
+
+/** A child killed by a signal keeps `exitCode` null: only `signalCode` tells (Node's child_process). */
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
 }

@@ -74,10 +74,20 @@ export interface SandboxResult {
   readonly durationMs: number;
 }
 
+/** What an engine's health check found: it can start sandboxes, or why it cannot. */
+export type EngineHealth = { readonly healthy: true } | { readonly healthy: false; readonly reason: string };
+
 /** One fresh sandbox per `run`, always destroyed afterwards. */
 export interface SandboxEngine {
   readonly name: EngineName;
   run(spec: SandboxSpec): Promise<SandboxResult>;
+  /**
+   * A cheap check that the engine can still start sandboxes (the container API answers `_ping`;
+   * bwrap, prlimit, the run cgroups and the image rootfs are there). Starts no sandbox, never
+   * rejects, and gives up when `signal` aborts. The readiness probe proved isolation at start-up;
+   * this tells a worker's `/readyz` when the engine has gone away since (issue 11).
+   */
+  health(signal: AbortSignal): Promise<EngineHealth>;
   /** Stops what the engine started (a supervised podman service) and removes leftovers. */
   close(): Promise<void>;
 }

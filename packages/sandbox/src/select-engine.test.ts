@@ -4,7 +4,12 @@ import type { EngineName, SandboxEngine } from "./sandbox-spec.js";
 import { selectEngine } from "./select-engine.js";
 
 // Engines are plain data here: selection never calls run().
-const engine = (name: EngineName): SandboxEngine => ({ name, run: () => Promise.reject(new Error("not run")), close: () => Promise.resolve() });
+const engine = (name: EngineName): SandboxEngine => ({
+  name,
+  run: () => Promise.reject(new Error("not run")),
+  health: () => Promise.resolve({ healthy: true }),
+  close: () => Promise.resolve(),
+});
 const probe = (name: EngineName, ok: boolean): ProbeReport => ({ engine: name, ok, checks: [], reason: ok ? null : `${name} broken`, durationMs: 1 });
 const none = engine("none");
 
