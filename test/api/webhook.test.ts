@@ -1,8 +1,9 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryKey } from "@reviewbot/api/delivery-ledger";
+import { openGitHubTask } from "@reviewbot/queue/github-task";
 import { sendWebhook, signBody } from "../support/webhook-client.js";
-import { MAX_BYTES, SECRET, startApi, type ApiHarness } from "./api-harness.js";
+import { MAX_BYTES, SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { commentPayload, deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 
 let api: ApiHarness;
@@ -205,7 +206,8 @@ describe("event filter", () => {
     const res = await sendWebhook(hook, { event: "issue_comment", deliveryId: id, body: commentPayload("/review\nthanks", "MEMBER"), secret: SECRET });
     expect(res.status).toBe(202);
     const job = await api.github.getJob(`resolve.${id}`);
-    expect(job?.data).toEqual({ kind: "resolve", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 1, deliveryId: id, trigger: "issue_comment" });
+    // Sealed by the api: what the publisher opens is exactly the resolve task.
+    expect(openGitHubTask(SEAL, `resolve.${id}`, job?.data)).toEqual({ kind: "resolve", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 1, deliveryId: id, trigger: "issue_comment" });
     expect(job?.opts.attempts).toBe(8);
   });
 
