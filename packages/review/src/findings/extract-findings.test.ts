@@ -41,3 +41,37 @@ describe("extractFindings", () => {
     expect(extracted.problems.at(-1)).toBe("… and 10 more findings whose path could not be mapped");
   });
 });
+
+describe("extractFindings on SARIF message strings (literal text and arguments cleaned apart)", () => {
+  const sarif = (template: string, args: readonly string[]) =>
+    JSON.stringify({
+      version: "2.1.0",
+      runs: [{
+        tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: template } } }] } },
+        results: [{ ruleIndex: 0, message: { id: "m", arguments: args }, locations: [{ physicalLocation: { artifactLocation: { uri: "a.py" } } }] }],
+      }],
+    });
+  const message = (template: string, args: readonly string[]) =>
+    extractFindings({ ...REQUEST, format: "sarif", output: sarif(template, args) }).findings[0]?.message;
+
+  it.each([
+    ["a secret split between the string and an argument", "leaked: secret-va{0} here", ["lue-123"], "leaked: [REDACTED] here"],
+    // Cut to what a finding shows mid-secret: the part that is left is redacted, then marked.
+    ["a secret cut by the end of the message", `${"x".repeat(990)} {0}`, ["secret-value-123"], `${"x".repeat(990)} [REDACTE…`],
+    ["escape sequences in the string and in an argument", "\u001b[1m{0}\u001b[0m done", ["\u001b]8;;http://x\u0007link"], "link done"],
+    ["an escape sequence split between them", "red\u001b{0}", ["[31m!"], "red[31m!"],
+    ["newlines and tabs around the pieces", "a \n\t{0}\n", ["b\n c"], "a b c"],
+    ["bidi controls and a lone surrogate", "\u202e{0}", ["x\ud800"], "x\ufffd"],
+  ])("%s", (_label, template, args, expected) => {
+    expect(message(template, args)).toBe(expected);
+  });
+
+  it.each([
+    ["\u001b{0}", ["[2J"]],
+    ["{0}{1}", ["\u001b", "]0;title\u0007"]],
+    ["\u009b{0}", ["31m"]],
+  ])("leaves no control character whatever %j and %j make together", (template, args) => {
+    // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+    expect(message(template, args)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});

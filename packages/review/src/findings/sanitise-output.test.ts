@@ -3,7 +3,7 @@ import type { Finding } from "./finding.js";
 import { hostileMessage } from "./fixtures/hostile-output.js";
 import { readFixture } from "./fixtures/read-fixture.js";
 import { growthRatio, randomText } from "./fixtures/time-ratio.js";
-import { MAX_FINDING_TEXT, sanitiseFinding, sanitiseText } from "./sanitise-output.js";
+import { cleanText, MAX_FINDING_TEXT, sanitiseFinding, sanitiseText } from "./sanitise-output.js";
 
 const open = { maxBytes: 1 << 20, maxLines: 10_000, secrets: [] };
 const clean = (input: Buffer | string, secrets: readonly string[] = []) => sanitiseText(input, { ...open, secrets }).text;
@@ -126,6 +126,25 @@ describe("sanitiseFinding", () => {
   ])("sanitises %j", (fields, expected) => {
     const result = sanitiseFinding({ ...finding, ...fields }, { secrets: ["hunter2-secret-value"] });
     expect(result).toEqual({ ...finding, ...fields, ...expected });
+  });
+});
+
+describe("cleanText", () => {
+  it.each([
+    ["plain text, returned as it is", "plain text", "plain text"],
+    ["escape sequences and controls", "\u001b[31mred\u001b[0m\u0007 \u001b]8;;http://x\u001b\\link", "red link"],
+    ["bidi controls and a lone surrogate", "\u202eab\ud800", "ab\ufffd"],
+    ["a pair kept", "\ud83d\ude00", "\ud83d\ude00"],
+    ["whitespace runs holding a newline or tab, not trimmed", " a \n\t b\u2028c ", " a b c "],
+    ["a secret, which is not its business", "secret-value-123", "secret-value-123"],
+  ])("cleans %s", (_label, input, expected) => {
+    expect(cleanText(input)).toBe(expected);
+  });
+
+  it("gives text that sanitiseFinding leaves as it is, but for the trim", () => {
+    const text = cleanText(hostileMessage(3, 900));
+    const finding: Finding = { path: "a.py", line: 1, endLine: null, column: null, severity: "error", message: text, rule: null, helper: "h" };
+    expect(sanitiseFinding(finding, { secrets: [] }).message).toBe(text.trim());
   });
 });
 

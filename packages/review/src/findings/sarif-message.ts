@@ -1,5 +1,5 @@
 import { member } from "./json-input.js";
-import { MAX_FINDING_TEXT } from "./sanitise-output.js";
+import { cleanText, MAX_FINDING_TEXT } from "./sanitise-output.js";
 
 /** Reads the text of the messages of one run's results. */
 export type SarifMessageReader = (message: unknown, rule: unknown) => string | undefined;
@@ -12,10 +12,15 @@ export type SarifMessageReader = (message: unknown, rule: unknown) => string | u
  * `arguments[n]` and `{{`/`}}` read as literal braces (§3.11.5); a placeholder without a string
  * argument is kept as written. `undefined` when neither gives a string.
  *
- * A formatted message is cut to {@link MAX_FINDING_TEXT} characters ending in `…`, what a
- * finding shows anyway: one message string is shared by every result that names it, so each
- * result costs what its own arguments cost, not a copy of a long string (issue 11). Each message
- * string is read once per run.
+ * A formatted message is cut to one character more than a finding shows
+ * ({@link MAX_FINDING_TEXT}), unmarked: sanitising cuts it and adds the `…` after scrubbing, so a
+ * secret cut short here still ends the text, where the scrubber redacts it (a `…` added here hid
+ * it). One message string is shared by every result that names it, so each result costs what its
+ * own arguments cost, not a copy of a long string (issue 11). Each message
+ * string is read, and its literal text cleaned (`cleanText`), once per run; each argument is
+ * cleaned once per result. The message is still sanitised whole afterwards (secrets are scrubbed
+ * from the final text), which for clean text costs one native scan: the pieces cleaned here are
+ * what made a shared message string cost 5× plain output to sanitise (bench:parsers).
  */
 export function sarifMessageReader(run: unknown): SarifMessageReader {
   // Keyed by the message string itself: the results naming one share the same string.
@@ -71,19 +76,30 @@ function compile(text: string): readonly Piece[] {
     index += placeholder[0].length;
   }
   pieces.push(literal);
-  return pieces;
+  // Cleaned once per run, not in every result that shows it (see `cleanText`).
+  return pieces.map((piece) => (typeof piece === "string" ? cleanText(piece) : piece));
 }
 
 function format(pieces: readonly Piece[], args: readonly unknown[]): string {
-  let out = "";
+  // Joined once, flat: `+=` over dozens of pieces leaves a rope that every later step walks.
+  const parts: string[] = [];
+  // Each argument cleaned once, however many placeholders repeat it.
+  const cleaned = new Map<number, string>();
+  let length = 0;
   for (const piece of pieces) {
-    if (out.length > MAX_FINDING_TEXT) break;
+    if (length > MAX_FINDING_TEXT) break;
+    let text: string;
     if (typeof piece === "string") {
-      out += piece;
-      continue;
+      text = piece;
+    } else {
+      const argument = args[piece.index];
+      const known = cleaned.get(piece.index);
+      text = typeof argument !== "string" ? piece.written : (known ?? cleanText(argument.slice(0, MAX_FINDING_TEXT + 1)));
+      if (typeof argument === "string" && known === undefined) cleaned.set(piece.index, text);
     }
-    const argument = args[piece.index];
-    out += typeof argument !== "string" ? piece.written : argument.slice(0, MAX_FINDING_TEXT + 1);
+    parts.push(text);
+    length += text.length;
   }
-  return out.length > MAX_FINDING_TEXT ? `${out.slice(0, MAX_FINDING_TEXT - 1)}…` : out;
+  const out = parts.join("");
+  return out.length > MAX_FINDING_TEXT + 1 ? out.slice(0, MAX_FINDING_TEXT + 1) : out;
 }
