@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryKey } from "@reviewbot/api/delivery-ledger";
@@ -180,6 +181,10 @@ describe("delivery idempotency", () => {
   });
 });
 
+function realPayload(file: string): unknown {
+  return JSON.parse(readFileSync(new URL(`../../apps/api/src/fixtures/octokit-webhooks/${file}`, import.meta.url), "utf8"));
+}
+
 describe("event filter", () => {
   it.each([
     ["a draft", "pull_request", pullRequestPayload({ number: 30, draft: true }), "draft"],
@@ -191,6 +196,8 @@ describe("event filter", () => {
     ["a comment that is not the command", "issue_comment", commentPayload("LGTM", "OWNER"), "not_the_command"],
     ["a push", "push", { ref: "refs/heads/main" }, "event_not_handled"],
     ["an event named with digits", "projects_v2_item", { action: "edited", projects_v2_item: { id: 1 } }, "event_not_handled"],
+    // GitHub's own example delivery (apps/api/src/fixtures/octokit-webhooks/SOURCES.md).
+    ["a real projects_v2_item delivery", "projects_v2_item", realPayload("projects_v2_item.edited.payload.json"), "event_not_handled"],
   ])("ignores %s with 202 and a reason", async (_name, event, body, reason) => {
     const before = await jobCount();
     const tasksBefore = await api.github.count();
