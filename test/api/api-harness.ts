@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { TokenMinter } from "@reviewbot/api/broker/claim-handler";
+import { InstallationSlots } from "@reviewbot/api/broker/installation-slots";
 import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault";
 import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
 import { createApiApp, type ApiDeps } from "@reviewbot/api/create-api-app";
@@ -42,6 +43,8 @@ export interface ApiHarness {
   readonly registryFile: string;
   /** The token vault, when the worker routes mint tokens. */
   readonly vault: TokenVault | null;
+  /** The per-installation concurrency cap of the worker routes. */
+  readonly slots: InstallationSlots;
   /** Every log line the API wrote, parsed. */
   readonly logs: Record<string, unknown>[];
   close(): Promise<void>;
@@ -54,6 +57,9 @@ export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   readonly workers?: number;
   /** With `workers`: claims mint tokens through this, revoked through `revoke`. */
   readonly tokens?: { readonly mint: TokenMinter; readonly revoke: TokenRevoker; readonly ttlMs?: number };
+  /** With `workers`: reviews one installation may run at once (default 4), and how long a slot lives (default 30 min). */
+  readonly installationConcurrency?: number;
+  readonly slotTtlMs?: number;
   /** An existing Redis (its admin URL) instead of a throwaway one, which the harness then leaves running. */
   readonly redisUrl?: string;
 };
@@ -82,6 +88,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
     options.tokens === undefined
       ? null
       : new TokenVault({ redis, box: new SealedBox(SECRET, "token-vault/v1"), revoke: options.tokens.revoke, scrubber, logger });
+  const slots = new InstallationSlots({ redis, reviews, limit: options.installationConcurrency ?? 4, ttlMs: options.slotTtlMs ?? 1_800_000 });
   const app = createApiApp({
     webhook: {
       secret: SECRET,
@@ -108,6 +115,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
         : {
             registry: new WorkerRegistry(registryFile, logger),
             tokens: options.tokens === undefined || vault === null ? null : { mint: options.tokens.mint, vault, ttlMs: options.tokens.ttlMs ?? 900_000 },
+            slots,
             maxReportBytes: 16 * 1024 * 1024,
           },
     dashboard: options.dashboard ?? null,
@@ -130,6 +138,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
     workerCredentials,
     registryFile,
     vault,
+    slots,
     logs,
     close: async () => {
       server.closeAllConnections();

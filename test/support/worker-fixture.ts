@@ -10,7 +10,7 @@ import type { GitHubTask } from "@reviewbot/queue/github-task";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { SEAL, startApi, type ApiHarness } from "../api/api-harness.js";
+import { SEAL, startApi, type ApiHarness, type HarnessOptions } from "../api/api-harness.js";
 import { startLocalRedis, type LocalRedis } from "./local-redis.js";
 import { REVIEW_OPERATOR, createSampleRepo } from "./review-fixture.js";
 import { createReviewRepo, type ReviewRepoOptions } from "./review-repos.js";
@@ -37,7 +37,8 @@ export interface WorkerStand {
   close(): Promise<void>;
 }
 
-export async function openWorkerStand(label: string): Promise<WorkerStand> {
+/** `api`: the in-process api's per-installation cap settings (defaults as the harness's). */
+export async function openWorkerStand(label: string, options: { api?: Pick<HarnessOptions, "installationConcurrency" | "slotTtlMs"> } = {}): Promise<WorkerStand> {
   const root = await reachableTempDir(label);
   const reposDir = join(root, "repos");
   mkdirSync(reposDir);
@@ -46,7 +47,7 @@ export async function openWorkerStand(label: string): Promise<WorkerStand> {
   const redis = await startLocalRedis({ acl: true });
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
-  const api = await startApi({ redisUrl: redis.url, workers: 4 });
+  const api = await startApi({ redisUrl: redis.url, workers: 4, ...options.api });
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   const reviews = new Queue(REVIEW_QUEUE, { connection });
   const github = new Queue(GITHUB_QUEUE, { connection });

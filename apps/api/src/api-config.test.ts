@@ -36,6 +36,17 @@ describe("loadApiConfig", () => {
     });
   });
 
+  it("caps each installation's running reviews at 4 by default, a slot living 30 min, and takes other values", () => {
+    expect(loadApiConfig(local)).toMatchObject({ REVIEWBOT_INSTALLATION_CONCURRENCY: 4, REVIEWBOT_INSTALLATION_SLOT_TTL_MS: 1_800_000 });
+    expect(loadApiConfig({ ...local, REVIEWBOT_INSTALLATION_CONCURRENCY: "1", REVIEWBOT_INSTALLATION_SLOT_TTL_MS: "3600000" })).toMatchObject({
+      REVIEWBOT_INSTALLATION_CONCURRENCY: 1,
+      REVIEWBOT_INSTALLATION_SLOT_TTL_MS: 3_600_000,
+    });
+    for (const [name, value] of [["REVIEWBOT_INSTALLATION_CONCURRENCY", "0"], ["REVIEWBOT_INSTALLATION_CONCURRENCY", "2.5"], ["REVIEWBOT_INSTALLATION_SLOT_TTL_MS", "59999"]] as const) {
+      expect(() => loadApiConfig({ ...local, [name]: value })).toThrow(new RegExp(`^${name}: `));
+    }
+  });
+
   it("splits and lower-cases bot logins", () => {
     expect(loadApiConfig({ ...local, REVIEWBOT_BOT_LOGINS: " Renovate-Bot, ,snyk-bot " }).REVIEWBOT_BOT_LOGINS).toEqual(["renovate-bot", "snyk-bot"]);
   });

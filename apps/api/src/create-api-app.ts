@@ -14,6 +14,7 @@ import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
 import { sendError } from "./send-error.js";
 import { claimHandler, type TokenMinter } from "./broker/claim-handler.js";
+import type { InstallationSlots } from "./broker/installation-slots.js";
 import { reportHandler } from "./broker/report-handler.js";
 import type { TokenVault } from "./broker/token-vault.js";
 import type { WorkerRegistry } from "./broker/worker-registry.js";
@@ -47,6 +48,8 @@ export interface ApiDeps {
     readonly registry: WorkerRegistry;
     /** Null without a GitHub App (local sink): claims carry no token. */
     readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
+    /** The per-installation concurrency cap, checked at claim time. */
+    readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
   } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
@@ -71,8 +74,8 @@ export function createApiApp(deps: ApiDeps): Express {
     }),
   );
   if (deps.workers !== null) {
-    const { registry, tokens, maxReportBytes } = deps.workers;
-    const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, logger: deps.logger };
+    const { registry, tokens, slots, maxReportBytes } = deps.workers;
+    const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
     app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
   }

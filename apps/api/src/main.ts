@@ -25,6 +25,7 @@ import type { PullRequestResolver } from "./handle-github-task.js";
 import { createLocalSink } from "./local-sink.js";
 import { startPublisher } from "./start-publisher.js";
 import type { TokenMinter } from "./broker/claim-handler.js";
+import { InstallationSlots } from "./broker/installation-slots.js";
 import { startTokenSweeper } from "./broker/token-sweeper.js";
 import { TokenVault } from "./broker/token-vault.js";
 import { WorkerRegistry } from "./broker/worker-registry.js";
@@ -69,7 +70,9 @@ async function main(): Promise<void> {
           scrubber,
           logger,
         });
-  const sweeper = vault === null ? null : startTokenSweeper({ vault, redis, reviews, logger });
+  const slots = new InstallationSlots({ redis, reviews, limit: config.REVIEWBOT_INSTALLATION_CONCURRENCY, ttlMs: config.REVIEWBOT_INSTALLATION_SLOT_TTL_MS });
+  // Tokens, installation slots and fair-share entries of jobs that ended without a report (issue 11).
+  const sweeper = startTokenSweeper({ vault, slots, redis, reviews, logger });
   const registry = config.REVIEWBOT_WORKERS_FILE === undefined ? null : new WorkerRegistry(config.REVIEWBOT_WORKERS_FILE, logger);
 
   warnAboutDisabledParts(config, logger);
@@ -99,6 +102,7 @@ async function main(): Promise<void> {
         : {
             registry,
             tokens: mint === null || vault === null ? null : { mint, vault, ttlMs: config.REVIEWBOT_JOB_TOKEN_TTL_MS },
+            slots,
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
           },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
@@ -107,7 +111,13 @@ async function main(): Promise<void> {
   const close = createCloser(
     [
       ["http", () => stopServer(server)],
-      ["token sweeper", () => Promise.resolve(sweeper?.close())],
+      [
+        "sweeper",
+        () => {
+          sweeper.close();
+          return Promise.resolve();
+        },
+      ],
       ["publisher", () => publisher.close()],
       ["reviews queue", () => reviews.close()],
       ["github queue", () => github.close()],

@@ -30,7 +30,8 @@ export interface JobClient {
  * The worker's side of the api's worker routes (packages/queue worker-protocol). A refusal keeps
  * its code (`JOB_NOT_HELD`, `OUTCOME_RECORDED`, …: final), except a refused credential, which says
  * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few
- * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried.
+ * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried. `INSTALLATION_BUSY` is
+ * not retried here: it carries the api's `Retry-After` (as `details.retryAfterMs`) for the job's caller.
  */
 export function createJobClient(options: JobClientOptions): JobClient {
   const base = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
@@ -40,7 +41,8 @@ export function createJobClient(options: JobClientOptions): JobClient {
       try {
         return await post(new URL(path.slice(1), base), body, schema, options);
       } catch (err) {
-        const retry = !isAppError(err) || err.retryable;
+        // A busy installation stays busy for a while: the job waits in the queue, not in this call.
+        const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY");
         if (!retry || attempt >= attempts) throw err;
         await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
       }
@@ -71,12 +73,18 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, opt
     const message = typeof json?.error?.message === "string" ? json.error.message.slice(0, 300) : `HTTP ${response.status}`;
     // A refused credential says nothing about the job: another worker may run it (retryable).
     if (code === "UNAUTHENTICATED") throw new AppError("API_UNAVAILABLE", `the api refused this worker's credential (revoked?): ${message}`);
-    if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`);
+    if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`, { details: retryAfter(response) });
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) throw new AppError("API_UNAVAILABLE", "the api answered with an unexpected body");
   return parsed.data;
+}
+
+/** `Retry-After` in seconds (the only form the api sends), as `{ retryAfterMs }`; nothing otherwise. */
+function retryAfter(response: Response): { retryAfterMs?: number } {
+  const header = response.headers.get("retry-after") ?? "";
+  return /^\d{1,6}$/.test(header) ? { retryAfterMs: Number(header) * 1000 } : {};
 }
 
 function isCatalogued(code: string): code is ErrorCode {

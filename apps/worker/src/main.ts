@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 
   const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true, password: config.REDIS_PASSWORD });
   const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true, password: config.REDIS_PASSWORD });
-  const running = new RunningJobs();
+  const running = new RunningJobs({ deadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS });
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
       );
     });
   }
-  logger.info({ source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY }, "worker started");
+  logger.info({ source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS }, "worker started");
   void worker.run();
 }
 

@@ -1,6 +1,6 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { isAppError, type ErrorCode } from "@reviewbot/core/errors";
+import { isAppError, type AppError, type ErrorCode } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
@@ -16,7 +16,7 @@ import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-reques
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import type { JobClient } from "./job-client.js";
 import type { ReviewSource } from "./review-source.js";
-import { abortCause, type RunningJobs } from "./running-jobs.js";
+import { abortCause, untilAborted, type RunningJobs } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
 
@@ -49,13 +49,22 @@ export type ReviewJobResult =
 /** Refusals of the api itself: reporting an outcome for such a job would be refused too. */
 const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "OUTCOME_RECORDED"]);
 
+/** How long an aborted review waits for its sandboxes to be killed before it reports anyway. */
+const ABORT_GRACE_MS = 10_000;
+
+/** A job of a busy installation waits what the api says (`Retry-After`), within these bounds. */
+const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
+
 /**
  * The BullMQ processor of a review job: skip a superseded head, take the PR's lease, claim the job
  * from the api with its lock token (the api answers with the job as it sealed it, and the
  * repository token), run the pipeline with an abort signal, and report how it ended to the api,
  * which publishes. The queued data is only read for the lease and supersession; what is reviewed is
- * the api's answer. Final errors become `UnrecoverableError`; retryable ones are rethrown for
- * BullMQ's backoff; a job handed back at shutdown returns to the queue at once.
+ * the api's answer. A claim the api refuses because the job's installation runs as many reviews as
+ * it allows (`INSTALLATION_BUSY`) goes back to the queue for the `Retry-After` the api gave, without
+ * spending an attempt. A review past its deadline (the signal aborts with `REVIEW_TIMEOUT`) is
+ * reported and failed for good. Final errors become `UnrecoverableError`; retryable ones are
+ * rethrown for BullMQ's backoff; a job handed back at shutdown returns to the queue at once.
  */
 export async function processReviewJob(job: Job, lockToken: string | undefined, deps: ProcessDependencies): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
@@ -86,6 +95,13 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
     const claim = await deps.jobs.claim(jobId, lock);
     return await runReview(job, lock, claim.job, claim.token, signal, { ...deps, logger });
   } catch (err) {
+    if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
+      const delayMs = busyDelayMs(err);
+      deps.metrics.countJob("busy");
+      logger.info({ delayMs }, "installation busy: review deferred");
+      await job.moveToDelayed(Date.now() + delayMs, lockToken);
+      throw new DelayedError();
+    }
     const cause = abortCause(signal);
     if (cause === "shutdown") {
       deps.metrics.countJob("handed-back");
@@ -98,6 +114,13 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
       deps.metrics.countJob("cancelled");
       logger.info("review cancelled");
       return { outcome: "cancelled" };
+    }
+    if (cause === "deadline") {
+      const message = signal.reason instanceof Error ? signal.reason.message : "deadline";
+      await report(deps, jobId, lock, failure("REVIEW_TIMEOUT", message), logger);
+      deps.metrics.countJob("timed-out");
+      logger.warn({ attempt: job.attemptsMade + 1 }, "review ran past its deadline");
+      throw new UnrecoverableError(`REVIEW_TIMEOUT: ${message}`);
     }
     const code: ErrorCode = isAppError(err) ? err.code : "INTERNAL";
     const final = isAppError(err) && !err.retryable ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
@@ -130,35 +153,46 @@ async function runReview(job: Job, lock: string, review: ReviewJob, token: strin
     );
   };
   const source = await deps.source.resolve(review, token);
-  try {
-    const report = await reviewPullRequest(
-      { ...source.request, label: jobId, filterMode: deps.filterMode, signal },
-      {
-        cache: deps.cache,
-        engine: deps.engine,
-        operator: deps.operator,
-        logger: deps.logger,
-        secrets: source.secrets,
-        onProgress: progress,
-        ...(deps.installHooks === undefined ? {} : { installHooks: deps.installHooks }),
-      },
-    );
-    deps.metrics.observeTimings(report.timings);
-    if (signal.aborted) throw signal.reason;
-    if (await isSuperseded(deps.redis, review)) {
-      await deps.jobs.report(jobId, lock, failure("REVIEW_CANCELLED", "superseded by a newer head"));
-      deps.metrics.countJob("superseded");
-      deps.logger.info("review superseded before publishing");
-      return { outcome: "superseded" };
-    }
-    void job.updateProgress({ stage: "publishing", message: `${report.findings.length} finding(s)` }).catch(() => undefined);
-    await deps.jobs.report(jobId, lock, { kind: "completed", report: toPublishedReport(report) });
-    deps.metrics.countJob("completed");
-    deps.logger.info({ findings: report.findings.length, totalMs: report.timings.totalMs }, "review completed");
-    return { outcome: "completed", findings: report.findings.length };
-  } finally {
+  const pipeline = reviewPullRequest(
+    { ...source.request, label: jobId, filterMode: deps.filterMode, signal },
+    {
+      cache: deps.cache,
+      engine: deps.engine,
+      operator: deps.operator,
+      logger: deps.logger,
+      secrets: source.secrets,
+      onProgress: progress,
+      ...(deps.installHooks === undefined ? {} : { installHooks: deps.installHooks }),
+    },
+  );
+  // The job's secrets are forgotten when the pipeline is over, even if an abort stopped us waiting.
+  const release = (): void => {
     source.release();
+  };
+  void pipeline.then(release, release);
+  // Sandboxes die through the signal; a checkout in flight does not take it, so after an abort (the
+  // deadline, a cancel, a shutdown) the wait ends within ABORT_GRACE_MS and git's own deadline ends the fetch.
+  const report = await untilAborted(pipeline, signal, ABORT_GRACE_MS);
+  deps.metrics.observeTimings(report.timings);
+  if (signal.aborted) throw signal.reason;
+  if (await isSuperseded(deps.redis, review)) {
+    await deps.jobs.report(jobId, lock, failure("REVIEW_CANCELLED", "superseded by a newer head"));
+    deps.metrics.countJob("superseded");
+    deps.logger.info("review superseded before publishing");
+    return { outcome: "superseded" };
   }
+  void job.updateProgress({ stage: "publishing", message: `${report.findings.length} finding(s)` }).catch(() => undefined);
+  await deps.jobs.report(jobId, lock, { kind: "completed", report: toPublishedReport(report) });
+  deps.metrics.countJob("completed");
+  deps.logger.info({ findings: report.findings.length, totalMs: report.timings.totalMs }, "review completed");
+  return { outcome: "completed", findings: report.findings.length };
+}
+
+/** The api's `Retry-After` for a busy installation, within bounds: a wrong header neither parks a job for hours nor spins it. */
+function busyDelayMs(err: AppError): number {
+  const said = err.details.retryAfterMs;
+  if (typeof said !== "number" || !Number.isFinite(said)) return BUSY_DELAY_MS.otherwise;
+  return Math.min(Math.max(said, BUSY_DELAY_MS.min), BUSY_DELAY_MS.max);
 }
 
 function failure(code: ErrorCode, reason: string): JobOutcome {

@@ -15,13 +15,17 @@ describe("loadWorkerConfig", () => {
     ["a credential with a short secret", { ...github, REVIEWBOT_WORKER_CREDENTIAL: "w1.short" }, /^REVIEWBOT_WORKER_CREDENTIAL: /],
     ["a zero concurrency", { ...local, REVIEWBOT_CONCURRENCY: "0" }, /^REVIEWBOT_CONCURRENCY: /],
     ["an unknown engine", { ...local, REVIEWBOT_ENGINE: "lxc" }, /^REVIEWBOT_ENGINE: /],
+    ["a review deadline under 5 s", { ...local, REVIEWBOT_REVIEW_DEADLINE_MS: "4999" }, /^REVIEWBOT_REVIEW_DEADLINE_MS: /],
+    ["a review deadline past a day", { ...local, REVIEWBOT_REVIEW_DEADLINE_MS: "86400001" }, /^REVIEWBOT_REVIEW_DEADLINE_MS: /],
+    ["a review deadline that is not a number", { ...local, REVIEWBOT_REVIEW_DEADLINE_MS: "20m" }, /^REVIEWBOT_REVIEW_DEADLINE_MS: /],
   ])("rejects %s", (_name, env, message) => {
     expect(() => loadWorkerConfig(env)).toThrow(message);
   });
 
   it.each([
-    ["local", local, { REVIEWBOT_SOURCE: "local", REVIEWBOT_CONCURRENCY: 2, REVIEWBOT_LOCK_DURATION_MS: 60_000, REVIEWBOT_SHUTDOWN_GRACE_MS: 30_000, REVIEWBOT_WORKER_PORT: 9464 }],
+    ["local", local, { REVIEWBOT_SOURCE: "local", REVIEWBOT_CONCURRENCY: 2, REVIEWBOT_LOCK_DURATION_MS: 60_000, REVIEWBOT_SHUTDOWN_GRACE_MS: 30_000, REVIEWBOT_WORKER_PORT: 9464, REVIEWBOT_REVIEW_DEADLINE_MS: 1_200_000 }],
     ["github", { ...github, PATH: "/bin", REVIEWBOT_CONCURRENCY: "4" }, { REVIEWBOT_SOURCE: "github", REVIEWBOT_GIT_URL: "https://github.com", REVIEWBOT_CONCURRENCY: 4 }],
+    ["a shorter review deadline", { ...github, REVIEWBOT_REVIEW_DEADLINE_MS: "300000" }, { REVIEWBOT_REVIEW_DEADLINE_MS: 300_000 }],
   ])("reads %s with defaults and ignores other names", (_name, env, expected) => {
     const config = loadWorkerConfig(env);
     expect(config).toMatchObject(expected);

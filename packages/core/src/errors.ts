@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   OUTCOME_RECORDED: { status: 409, retryable: false, summary: "the job's outcome was already recorded as something else" },
   GITHUB_API_FAILED: { status: 502, retryable: true, summary: "a GitHub API call failed" },
   REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },
+  REVIEW_TIMEOUT: { status: 504, retryable: false, summary: "the review ran past its wall-clock deadline" },
+  INSTALLATION_BUSY: { status: 429, retryable: true, summary: "the installation runs as many reviews as the api allows: retry later" },
   NOT_FOUND: { status: 404, retryable: false, summary: "the API has no such route" },
   INTERNAL: { status: 500, retryable: true, summary: "an unexpected error (a bug): retried, then reported" },
 } as const satisfies Record<string, ErrorSpec>;

@@ -1,3 +1,4 @@
+import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { KEY_PREFIX } from "./queue-names.js";
 
@@ -29,4 +30,73 @@ export async function joinShare(redis: Redis, installationId: number, jobId: str
 /** The job left the queue (finished, failed for good, or superseded): it no longer counts. */
 export async function releaseShare(redis: Redis, installationId: number, jobId: string): Promise<void> {
   await redis.srem(shareKey(installationId), jobId);
+}
+
+/** Where a sweep of the fair-share sets stopped: the keyspace cursor, keys found and not yet read, and the set cursor of the first. */
+export interface ShareSweepCursor {
+  keys: string;
+  pending: string[];
+  members: string;
+}
+
+/** A cursor at the start of the keyspace. */
+export function newShareSweepCursor(): ShareSweepCursor {
+  return { keys: "0", pending: [], members: "0" };
+}
+
+const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
+
+/**
+ * Releases the fair-share entries of jobs that ended without anyone releasing them (issue 11): a
+ * job that failed by stalling, whose worker died for good, that failed before it could report, or
+ * that was removed. Such an entry would otherwise lower its installation's priority for ever.
+ * An entry goes when its job is gone, completed or failed; waiting, delayed and active jobs keep
+ * theirs. Bounded work: at most `budget` entries and a few SCAN pages per call, going on from
+ * `cursor` (which it advances) so that successive calls cover every set; `redis` must be allowed to
+ * SCAN and to read the queue's keys (the api's user).
+ */
+export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweepCursor, budget: number): Promise<{ checked: number; released: number }> {
+  let checked = 0;
+  let released = 0;
+  let scans = 0;
+  while (checked < budget) {
+    const key = cursor.pending[0];
+    if (key === undefined) {
+      // One pass over the keyspace per call at most, a few pages of it.
+      if (scans >= 4 || (scans > 0 && cursor.keys === "0")) break;
+      const [next, keys] = await redis.scan(cursor.keys, "MATCH", SHARE_PATTERN, "COUNT", 1000);
+      scans += 1;
+      cursor.keys = next;
+      cursor.pending.push(...keys);
+      cursor.members = "0";
+      continue;
+    }
+    const [next, members] = await redis.sscan(key, cursor.members, "COUNT", Math.min(100, budget - checked));
+    const ended = await endedJobs(redis, queue, members);
+    if (ended.length > 0) await redis.srem(key, ...ended);
+    checked += members.length;
+    released += ended.length;
+    cursor.members = next;
+    if (next === "0") cursor.pending.shift();
+  }
+  return { checked, released };
+}
+
+async function endedJobs(redis: Redis, queue: Queue, jobIds: readonly string[]): Promise<string[]> {
+  if (jobIds.length === 0) return [];
+  const pipeline = redis.pipeline();
+  for (const jobId of jobIds) {
+    pipeline.exists(queue.toKey(jobId));
+    pipeline.zscore(queue.toKey("completed"), jobId);
+    pipeline.zscore(queue.toKey("failed"), jobId);
+  }
+  const replies = (await pipeline.exec()) ?? [];
+  return jobIds.filter((_jobId, index) => {
+    const [exists, completed, failed] = [0, 1, 2].map((offset) => {
+      const [err, value] = replies[index * 3 + offset] ?? [null, null];
+      if (err !== null) throw err;
+      return value;
+    });
+    return exists === 0 || completed !== null || failed !== null;
+  });
 }

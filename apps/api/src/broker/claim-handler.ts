@@ -5,6 +5,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { ClaimRequest, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import type { InstallationSlots } from "./installation-slots.js";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
 import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
@@ -19,6 +20,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
   readonly seal: QueueSeal;
   /** Null without a GitHub App (the local sink): claims carry no token. */
   readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
+  /** The per-installation concurrency cap. */
+  readonly slots: InstallationSlots;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
 }
@@ -27,6 +30,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
  * `POST /internal/jobs/claim`: a worker holding a job (its lock token) gets the job as the api
  * sealed it, and a read token for that one repository that dies with the job (revoked when the
  * outcome is recorded, the lock moves on, or after `ttlMs`); the PR's check run goes in progress.
+ * A claim beyond its installation's concurrency cap is refused with `INSTALLATION_BUSY` (429 and
+ * `Retry-After`) before anything is minted: the worker hands the job back and tries again later.
  */
 export function claimHandler(deps: ClaimDeps): RequestHandler {
   return async (request, response) => {
@@ -35,9 +40,12 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
     try {
       const { worker, body } = await readWorkerRequest(request, deps.registry, ClaimRequest, 4096);
       Object.assign(fields, { worker, jobId: body.jobId });
-      const { job, replacedLock } = await authorizeJobCall(deps, { worker, ...body, purpose: "claim" });
+      const { job, replacedLock, fresh } = await authorizeJobCall(deps, { worker, ...body, purpose: "claim" });
+      Object.assign(fields, { installationId: job.installationId });
       // A new attempt under a new lock: whatever the previous attempt held dies now.
       if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
+      // Only a claim that passed the checks above counts against its installation's cap (issue 11).
+      await deps.slots.acquire(job.installationId, body.jobId, fresh);
       const answer: ClaimResponse = { job, token: null, expiresAt: null };
       if (deps.tokens !== null) {
         const minted = await deps.tokens.mint(job.installationId, job.repositoryId);

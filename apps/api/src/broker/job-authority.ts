@@ -20,6 +20,8 @@ export interface HeldJob {
   readonly job: ReviewJob;
   /** The lock token of the job's previous claim when this call starts a new attempt (its tokens must die), else null. */
   readonly replacedLock: string | null;
+  /** True when this call bound the job's current lock (a new attempt), false when it was bound before. */
+  readonly fresh: boolean;
 }
 
 // One atomic step: the job is ACTIVE, its BullMQ lock is the presented token, it has not ended,
@@ -82,7 +84,7 @@ export async function authorizeJobCall(
   )) as [string, string];
   const refusal = REFUSALS[verdict];
   if (refusal !== undefined) throw new AppError("JOB_NOT_HELD", refusal, { details: { verdict } });
-  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null };
+  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound" };
 }
 
 /** The lock a job was last claimed under, or null; the sweeper compares it with the job's lock now. */
@@ -91,7 +93,7 @@ export async function claimedLock(redis: Redis, jobId: string): Promise<string |
 }
 
 /** `reviewbot:broker:claim:<jobId>`: api-only, the worker and lock token of the job's claim. */
-function claimKey(jobId: string): string {
+export function claimKey(jobId: string): string {
   return `${KEY_PREFIX}:broker:claim:${jobId}`;
 }
 

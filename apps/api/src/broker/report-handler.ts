@@ -6,6 +6,7 @@ import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { ReportRequest, type JobOutcome, type ReportResponse } from "@reviewbot/queue/worker-protocol";
+import type { InstallationSlots } from "./installation-slots.js";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import { recordOutcome } from "./record-outcome.js";
 import type { TokenVault } from "./token-vault.js";
@@ -17,6 +18,7 @@ export interface ReportDeps extends JobAuthorityDeps {
   readonly github: Queue;
   readonly seal: QueueSeal;
   readonly vault: TokenVault | null;
+  readonly slots: InstallationSlots;
   readonly maxBytes: number;
   readonly logger: Logger;
 }
@@ -24,8 +26,8 @@ export interface ReportDeps extends JobAuthorityDeps {
 /**
  * `POST /internal/jobs/report`: the worker holding a job says how it ended. The outcome is recorded
  * once; a completed or failed review goes to the publisher with the repository, installation, PR
- * and SHAs of the api's own sealed job (never the worker's word); the job's tokens are revoked and
- * its fair-share entry released.
+ * and SHAs of the api's own sealed job (never the worker's word); the job's installation slot is
+ * freed, its tokens are revoked and its fair-share entry released.
  */
 export function reportHandler(deps: ReportDeps): RequestHandler {
   return async (request, response) => {
@@ -35,6 +37,7 @@ export function reportHandler(deps: ReportDeps): RequestHandler {
       Object.assign(fields, { worker, jobId: body.jobId, outcome: body.outcome.kind });
       const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "report" });
       const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
+      await deps.slots.release(job.installationId, body.jobId);
       await publish(deps, body.jobId, job, body.outcome);
       await deps.vault?.revokeJob(body.jobId).catch((err: unknown) => {
         deps.logger.warn({ ...fields, err }, "token revocation failed; the sweeper retries");

@@ -1,35 +1,52 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
+import { newShareSweepCursor, sweepShares, type ShareSweepCursor } from "@reviewbot/queue/fair-share";
+import type { InstallationSlots } from "./installation-slots.js";
 import { claimedLock, outcomeKey } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
 
 export interface TokenSweeperDeps {
-  readonly vault: TokenVault;
+  /** Null without a GitHub App: no tokens to revoke, the rest is swept all the same. */
+  readonly vault: TokenVault | null;
+  /** The per-installation concurrency cap whose slots are freed here; none when the worker routes are off. */
+  readonly slots?: InstallationSlots | null;
   readonly redis: Redis;
   readonly reviews: Queue;
   readonly logger: Logger;
-  /** How often the vault is swept; default 5 s. */
+  /** How often the sweep runs; default 5 s. */
   readonly intervalMs?: number;
+}
+
+/** What one sweep did. */
+export interface SweepSummary {
+  /** Tokens revoked. */
+  readonly revoked: number;
+  /** Installation slots freed. */
+  readonly slots: number;
+  /** Fair-share entries released. */
+  readonly shares: number;
 }
 
 const BATCH = 200;
 
 /**
- * Revokes the tokens of jobs that ended without a report: the deadline passed, the outcome is
- * recorded, or the job's BullMQ lock is no longer the one it was claimed under (the worker died,
- * the job stalled, failed, was retried or removed). Runs in every api process; the vault makes
- * each revocation happen once.
+ * Cleans up after jobs that ended without a report (the worker died, the job stalled, failed,
+ * was retried or removed), with bounded work per sweep: revokes their tokens and frees their
+ * installation slots (the deadline passed, the outcome is recorded, or the job's BullMQ lock is no
+ * longer the one it was claimed under), and releases the fair-share entries of jobs that are gone,
+ * completed or failed (issue 11). Runs in every api process; each step is idempotent.
  */
-export function startTokenSweeper(deps: TokenSweeperDeps): { sweep: () => Promise<number>; close: () => void } {
-  let running: Promise<number> | null = null;
-  const sweep = (): Promise<number> =>
-    (running ??= sweepOnce(deps).finally(() => {
+export function startTokenSweeper(deps: TokenSweeperDeps): { sweep: () => Promise<SweepSummary>; close: () => void } {
+  let running: Promise<SweepSummary> | null = null;
+  const cursors = { slots: "0", shares: newShareSweepCursor() };
+  const sweep = (): Promise<SweepSummary> =>
+    (running ??= sweepOnce(deps, cursors).finally(() => {
       running = null;
     }));
   const timer = setInterval(() => {
     sweep().catch((err: unknown) => {
-      deps.logger.warn({ err }, "token sweep failed");
+      deps.logger.warn({ err }, "broker sweep failed");
     });
   }, deps.intervalMs ?? 5000);
   timer.unref();
@@ -41,10 +58,25 @@ export function startTokenSweeper(deps: TokenSweeperDeps): { sweep: () => Promis
   };
 }
 
-async function sweepOnce(deps: TokenSweeperDeps): Promise<number> {
+async function sweepOnce(deps: TokenSweeperDeps, cursors: { slots: string; shares: ShareSweepCursor }): Promise<SweepSummary> {
+  const revoked = deps.vault === null ? 0 : await sweepTokens(deps, deps.vault);
+  let slots = 0;
+  const cap = deps.slots ?? null;
+  if (cap !== null) {
+    const swept = await cap.sweep(cursors.slots, BATCH);
+    cursors.slots = swept.cursor;
+    for (const { jobId, reason } of swept.freed) deps.logger.info({ jobId, reason }, "freed the installation slot of a job");
+    slots = swept.freed.length;
+  }
+  const { released: shares } = await sweepShares(deps.redis, deps.reviews, cursors.shares, BATCH);
+  if (shares > 0) deps.logger.info({ released: shares }, "released the fair-share entries of ended jobs");
+  return { revoked, slots, shares };
+}
+
+async function sweepTokens(deps: TokenSweeperDeps, vault: TokenVault): Promise<number> {
   let revoked = 0;
   const now = Date.now();
-  for (const { jobId, deadline } of await deps.vault.liveJobs(BATCH)) {
+  for (const { jobId, deadline } of await vault.liveJobs(BATCH)) {
     const [lock, claimed, ended] = await Promise.all([
       deps.redis.get(deps.reviews.toKey(`${jobId}:lock`)),
       claimedLock(deps.redis, jobId),
@@ -52,7 +84,7 @@ async function sweepOnce(deps: TokenSweeperDeps): Promise<number> {
     ]);
     const reason = deadline <= now ? "deadline" : ended === 1 ? "ended" : lock === null || lock !== claimed ? "lock-lost" : null;
     if (reason === null) continue;
-    const count = await deps.vault.revokeJob(jobId);
+    const count = await vault.revokeJob(jobId);
     revoked += count;
     deps.logger.info({ jobId, reason, revoked: count }, "swept the tokens of a job");
   }
