@@ -89,6 +89,7 @@ describe("the worker's Redis user", () => {
     ["a claim record", ["hset", "reviewbot:broker:claim:x", "worker", "worker-0"]],
     ["an outcome record", ["del", "reviewbot:outcome:x"]],
     ["the fair share", ["srem", "reviewbot:installation:4711:jobs", "x"]],
+    ["the installation slots", ["zrem", "reviewbot:broker:slots", "x"]],
     ["rolling a PR's head back", ["hset", "reviewbot:pr:9701.1", "head", "0".repeat(40)]],
     ["sending a cancel", ["publish", "reviewbot:cancel", "x"]],
     ["a script that writes the publisher queue", ["eval", "return redis.call('LPUSH', KEYS[1], 'x')", "1", "bull:github:wait"]],
