@@ -8,10 +8,11 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
 # Debian packages: git for the clone cache; redis-server for the queue; podman, runc, uidmap,
 # slirp4netns, fuse-overlayfs and bubblewrap for the sandboxes (runc: crun fails on these hosts'
-# hybrid cgroups); debootstrap for the helper images' base; chromium for the dashboard's browser
+# hybrid cgroups); docker.io for the docker engine (a private dockerd, never the system one);
+# debootstrap for the helper images' base; chromium for the dashboard's browser
 # tests (driven by playwright-core, which downloads no browser of its own); docker-compose (v1, no
 # engine needed) and systemd's analyzer to validate docker-compose.yml and the units in infra/.
-DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap debootstrap chromium docker-compose systemd)
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap docker.io debootstrap chromium docker-compose systemd)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do
@@ -52,6 +53,13 @@ pnpm turbo run build --output-logs=errors-only >/dev/null
 if [[ $(id -u) -eq 0 ]]; then
   log "building helper images"
   infra/images/build.sh
+  # The docker engine's private dockerd (docs/sandbox.md, "Docker"): the images go into its data
+  # root under the cache directory, and into the one the test suites share; skipped by image id.
+  if command -v dockerd >/dev/null; then
+    log "loading helper images into the private Docker data roots"
+    infra/images/load-docker.sh "${REVIEWBOT_CACHE_DIR:-/var/cache/reviewbot}/sandbox/docker"
+    infra/images/load-docker.sh /var/tmp/reviewbot-test-docker /var/tmp/reviewbot-test-docker
+  fi
 else
   log "not root: skipping helper images (run infra/images/build.sh as root)"
 fi

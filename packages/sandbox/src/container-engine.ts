@@ -11,7 +11,7 @@ import { exitStatus } from "./exit-status.js";
 import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
 import { checkMounts } from "./sandbox-mounts.js";
-import type { PodmanService } from "./podman-service.js";
+import type { EngineService } from "./engine-service.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 export interface ContainerEngineOptions {
@@ -30,8 +30,8 @@ export interface ContainerEngineOptions {
    * see OOM kills of any process in the container, not only of the helper itself.
    */
   readonly memoryCgroupDir?: (containerId: string) => string;
-  /** This worker's own supervised Podman service, when it runs one. */
-  readonly service?: PodmanService;
+  /** This worker's own supervised engine (a Podman service or a Docker daemon), when it runs one. */
+  readonly service?: EngineService;
 }
 
 /** What the deps cache keys an install on: the image's content id, not its mutable tag. */
@@ -51,7 +51,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly stateDir: string;
   readonly #docker: Dockerode;
   readonly #seccomp: string;
-  readonly #service: PodmanService | undefined;
+  readonly #service: EngineService | undefined;
   readonly #memoryCgroupDir: ((containerId: string) => string) | undefined;
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
@@ -77,7 +77,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     try {
       const stdinFile = stdinDir === null ? undefined : join(stdinDir, "stdin");
       if (stdinFile !== undefined && spec.stdin !== undefined) await writeFile(stdinFile, spec.stdin, { mode: 0o644 });
-      const container = await this.#create(spec, { seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) });
+      const container = await this.#create(spec, { engine: this.name, seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) });
       this.#live.add(container);
       try {
         // Creating takes tens of milliseconds: an abort meanwhile must not start the container.
@@ -119,7 +119,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   }
 
   /**
-   * Unhealthy when closed, when this worker's own Podman service is not running (it is started
+   * Unhealthy when closed, when this worker's own engine service is not running (it is started
    * again here: the supervisor restarts what it supervises rather than wait for the next run), or
    * when the engine's API does not answer `_ping` before `signal` aborts.
    */

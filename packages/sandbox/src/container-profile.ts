@@ -1,5 +1,7 @@
 import { posix } from "node:path";
-import type { ContainerCreateOptions } from "dockerode";
+import type { ContainerCreateOptions, HostConfig } from "dockerode";
+import { dockerHostConfig } from "./docker-host-config.js";
+import { podmanHostConfig } from "./podman-host-config.js";
 import type { SandboxSpec } from "./sandbox-spec.js";
 
 /** Labels on every container we create; the janitor finds ours by them. */
@@ -17,7 +19,23 @@ const NPROC_HEADROOM = 8;
 /** At or below the worker's hard limit, which the runtime cannot raise (no CAP_SYS_RESOURCE). */
 const NPROC_CEILING = 4096;
 
+/** A host directory or file bound into the sandbox; always `nosuid,nodev` where the engine can say so. */
+export interface ProfileBind {
+  readonly source: string;
+  readonly target: string;
+  readonly readOnly: boolean;
+  readonly noexec: boolean;
+}
+
+/** The profile's filesystems, engine-neutral; `podmanHostConfig`/`dockerHostConfig` put them in each API's form. */
+export interface ProfileFilesystems {
+  readonly binds: readonly ProfileBind[];
+  readonly tmpfs: { readonly target: string; readonly bytes: number };
+}
+
 export interface ContainerProfileOptions {
+  /** Whose API receives the options: the two take mounts in different forms. */
+  readonly engine: "podman" | "docker";
   /** `seccomp=` value in the form the engine expects: a file path for Podman, JSON for Docker. */
   readonly seccomp: string;
   /** Epoch ms after which the janitor may remove the container whatever its state. */
@@ -64,15 +82,7 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
       SecurityOpt: ["no-new-privileges", `seccomp=${options.seccomp}`],
-      // Only the worker-created work tree, never a path taken from the repository.
-      Binds: [
-        `${spec.worktree}:${WORKTREE_MOUNT}:ro,nosuid,nodev`,
-        ...(options.stdinFile === undefined ? [] : [`${options.stdinFile}:${STDIN_MOUNT}:ro,nosuid,nodev,noexec`]),
-        // Checked by checkMounts: worker-made directories under the engine's state directory.
-        // An install target is writable but noexec; a helper's deps are read-only.
-        ...(spec.mounts ?? []).map(({ source, target, writable }) => `${source}:${target}:${writable ? "rw,noexec" : "ro"},nosuid,nodev`),
-      ],
-      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${limits.tmpfsBytes}` },
+      ...hostConfig(options.engine, profileFilesystems(spec, options.stdinFile)),
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,
       NanoCpus: Math.round(limits.cpus * 1e9),
@@ -92,5 +102,23 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
       Privileged: false,
       LogConfig: { Type: "none", Config: {} },
     },
+  };
+}
+
+function hostConfig(engine: "podman" | "docker", filesystems: ProfileFilesystems): Pick<HostConfig, "Binds" | "Mounts" | "Tmpfs"> {
+  return engine === "docker" ? dockerHostConfig(filesystems) : podmanHostConfig(filesystems);
+}
+
+function profileFilesystems(spec: SandboxSpec, stdinFile: string | undefined): ProfileFilesystems {
+  return {
+    binds: [
+      // Only the worker-created work tree, never a path taken from the repository.
+      { source: spec.worktree, target: WORKTREE_MOUNT, readOnly: true, noexec: false },
+      ...(stdinFile === undefined ? [] : [{ source: stdinFile, target: STDIN_MOUNT, readOnly: true, noexec: true }]),
+      // Checked by checkMounts: worker-made directories under the engine's state directory.
+      // An install target is writable but noexec; a helper's deps are read-only.
+      ...(spec.mounts ?? []).map(({ source, target, writable }) => ({ source, target, readOnly: !writable, noexec: writable })),
+    ],
+    tmpfs: { target: "/tmp", bytes: spec.limits.tmpfsBytes },
   };
 }

@@ -1,7 +1,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import Dockerode from "dockerode";
+import { AppError } from "@reviewbot/core/errors";
 import { ContainerEngine } from "./container-engine.js";
+import { DockerService } from "./docker-service.js";
+import type { EngineService } from "./engine-service.js";
 import { PodmanService } from "./podman-service.js";
 import { deriveSeccompProfile } from "./seccomp-profile.js";
 
@@ -10,8 +13,13 @@ export const ENGINE_DEFAULT_SECCOMP = "/usr/share/containers/seccomp.json";
 
 export interface ContainerEngineConfig {
   readonly kind: "podman" | "docker";
-  /** An engine API socket to use. For Podman, when absent, the worker runs its own service. */
+  /**
+   * An engine API socket to use. When absent the worker runs its own: a `podman system service`,
+   * or (as root) a `dockerd` on `<stateDir>/docker.sock`.
+   */
   readonly socketPath?: string;
+  /** A private dockerd's `--data-root` (default `<stateDir>/data`; setup loads the helper images there). */
+  readonly dockerDataRoot?: string;
   /** Worker-owned directory for the private socket and the seccomp profile. */
   readonly stateDir: string;
   /** infra/podman/containers.conf, for a supervised Podman service. */
@@ -23,8 +31,11 @@ export interface ContainerEngineConfig {
 
 /**
  * Builds a container engine: the API client, our seccomp profile in the form the engine takes
- * (Podman's API reads a file path; Docker's takes the JSON inline) and, for Podman without a
- * configured socket, a supervised private `podman system service`.
+ * (Podman's API reads a file path; Docker's takes the JSON inline) and, without a configured
+ * socket, a supervised private `podman system service` or `dockerd`.
+ *
+ * @throws AppError `SANDBOX_UNAVAILABLE` for Docker without a socket when not root (a private
+ * dockerd needs root; rootless Docker is not supported).
  */
 export async function createContainerEngine(config: ContainerEngineConfig): Promise<ContainerEngine> {
   await mkdir(config.stateDir, { recursive: true, mode: 0o700 });
@@ -35,13 +46,10 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
     seccomp = join(config.stateDir, "seccomp.json");
     await writeFile(seccomp, profile, { mode: 0o644 });
   }
-  const service =
-    config.kind === "podman" && config.socketPath === undefined
-      ? new PodmanService({ socketPath: join(config.stateDir, "podman.sock"), containersConf: config.containersConf })
-      : undefined;
+  const service = config.socketPath === undefined ? privateService(config) : undefined;
   const socketPath = service?.socketPath ?? config.socketPath ?? "/var/run/docker.sock";
   const docker = new Dockerode({ socketPath });
-  const memoryCgroupDir = podmanMemoryCgroups(config.kind);
+  const memoryCgroupDir = memoryCgroups(config.kind, service !== undefined);
   const engine = new ContainerEngine({
     name: config.kind,
     docker,
@@ -54,11 +62,21 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
   return engine;
 }
 
-/** Rootful Podman with the cgroupfs manager on cgroup v1 (these hosts) puts containers here. */
-const PODMAN_MEMORY_CGROUPS = "/sys/fs/cgroup/memory/libpod_parent";
+function privateService(config: ContainerEngineConfig): EngineService {
+  if (config.kind === "podman") return new PodmanService({ socketPath: join(config.stateDir, "podman.sock"), containersConf: config.containersConf });
+  if (process.getuid?.() !== 0) {
+    throw new AppError("SANDBOX_UNAVAILABLE", "a private dockerd needs root: set REVIEWBOT_DOCKER_SOCKET to a Docker daemon's socket");
+  }
+  return new DockerService({ dir: config.stateDir, dataRoot: config.dockerDataRoot ?? join(config.stateDir, "data") });
+}
 
-/** Our Podman runs rootful with cgroupfs (infra/podman/containers.conf); Docker's layout differs. */
-function podmanMemoryCgroups(kind: "podman" | "docker"): ((id: string) => string) | undefined {
-  if (kind !== "podman" || process.getuid?.() !== 0) return undefined;
-  return (id) => `${PODMAN_MEMORY_CGROUPS}/libpod-${id}`;
+/**
+ * Where a root engine with the cgroupfs manager on cgroup v1 (these hosts) puts a container's
+ * memory cgroup: rootful Podman (infra/podman/containers.conf) and our private dockerd (whose
+ * cgroup parent is `docker`). Another Docker daemon's layout is not ours to assume.
+ */
+function memoryCgroups(kind: "podman" | "docker", privateDaemon: boolean): ((id: string) => string) | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  if (kind === "podman") return (id) => `/sys/fs/cgroup/memory/libpod_parent/libpod-${id}`;
+  return privateDaemon ? (id) => `/sys/fs/cgroup/memory/docker/${id}` : undefined;
 }

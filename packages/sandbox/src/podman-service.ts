@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
+import type { EngineService } from "./engine-service.js";
 
 const STOP_GRACE_MS = 250;
 
@@ -20,7 +21,7 @@ export interface PodmanServiceOptions {
  * engine's health check's); until then runs fail as SANDBOX_UNAVAILABLE and are retried, never
  * run unsandboxed.
  */
-export class PodmanService {
+export class PodmanService implements EngineService {
   readonly #options: PodmanServiceOptions;
   #child: ChildProcess | null = null;
   #starting: Promise<void> | null = null;

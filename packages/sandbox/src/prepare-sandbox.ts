@@ -17,7 +17,7 @@ export interface SandboxSetup {
   readonly mode: SandboxMode;
   /** Engines to try, strongest first. */
   readonly engines: readonly SandboxEngineName[];
-  /** Worker-owned directory (private Podman socket, seccomp profile, bwrap rootfs cache). */
+  /** Worker-owned directory (private Podman socket and Docker daemon, seccomp profile, bwrap rootfs cache). */
   readonly stateDir: string;
   readonly containersConf: string;
   readonly podmanSocket?: string;
@@ -85,7 +85,8 @@ export async function prepareSandbox(setup: SandboxSetup): Promise<PreparedSandb
 
 function createEngine(name: SandboxEngineName, setup: SandboxSetup): Promise<SandboxEngine> {
   if (name === "bwrap") return BwrapEngine.create({ images: setup.images, cacheDir: setup.stateDir });
-  const socketPath = name === "podman" ? setup.podmanSocket : (setup.dockerSocket ?? "/var/run/docker.sock");
+  // Without a configured socket the engine runs its own private service (dockerd only as root).
+  const socketPath = name === "podman" ? setup.podmanSocket : setup.dockerSocket;
   return createContainerEngine({
     kind: name,
     janitorIntervalMs: JANITOR_INTERVAL_MS,

@@ -13,7 +13,9 @@ const CONTAINERS_CONF = fileURLToPath(new URL("../../../../infra/podman/containe
 /**
  * The sandbox settings from the operator's configuration. `auto` tries the rootful container
  * engine first (strongest isolation: its own mount, PID, network and IPC namespaces plus cgroup
- * limits), then Docker when a socket is configured, then bubblewrap.
+ * limits), then Docker when a socket is configured, then bubblewrap. `REVIEWBOT_ENGINE=docker`
+ * without `REVIEWBOT_DOCKER_SOCKET` runs the worker's own private dockerd (root only); `auto` never
+ * starts one, since a daemon is heavy and Podman comes first anyway.
  *
  * @throws AppError `CONFIG_INVALID` for an unknown REVIEWBOT_SANDBOX mode.
  */
