@@ -1,8 +1,13 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { runCli, type CliResult } from "../support/cli-runner.js";
+
+const LOAD_DOCKER = fileURLToPath(new URL("../../infra/images/load-docker.sh", import.meta.url));
 
 function doctor(env: Record<string, string>): Promise<CliResult> {
   return runCli(["doctor"], env);
@@ -16,6 +21,20 @@ describe("reviewbot doctor", () => {
     expect(stdout).toMatch(/^ {2}ok +seccomp +2$/m);
     expect(stdout).toMatch(/^selected +podman$/m);
     expect(status).toBe(0);
+  });
+
+  it("passes on Docker: its own dockerd (root, no socket configured), every check seen from inside, stopped afterwards", async () => {
+    const dockerDir = "/var/cache/reviewbot/sandbox/docker";
+    // What scripts/setup.sh does (cached by image id).
+    await promisify(execFile)(LOAD_DOCKER, [dockerDir]);
+    const { status, stdout } = await doctor({ REVIEWBOT_ENGINE: "docker" });
+    expect(stdout).toMatch(/^engine docker +ready/m);
+    expect(stdout).toMatch(/^ {2}ok +seccomp +2$/m);
+    expect(stdout).toMatch(/^ {2}ok +network +lo,$/m);
+    expect(stdout).toMatch(/^image +ok +localhost\/reviewbot\/base:latest$/m);
+    expect(stdout).toMatch(/^selected +docker$/m);
+    expect(status).toBe(0);
+    expect(await processesMentioning(`${dockerDir}/data`)).toEqual([]);
   });
 
   it("exits 1 with the reason when the required engine is unavailable", async () => {
@@ -63,3 +82,10 @@ describe("reviewbot doctor", () => {
   });
 });
 
+
+/** Host processes whose command line mentions `text` (a private dockerd names its data root). */
+async function processesMentioning(text: string): Promise<string[]> {
+  const pids = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const lines = await Promise.all(pids.map((pid) => readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")));
+  return lines.filter((line) => line.includes(text)).map((line) => line.replaceAll("\0", " "));
+}

@@ -4,35 +4,35 @@ import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import { LABELS } from "@reviewbot/sandbox/container-profile";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { containerEvents } from "../support/container-events.js";
-import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
+import { CONTAINER_ENGINES } from "../support/container-engines.js";
+import type { ContainerEngineFixture } from "../support/podman-engine.js";
 import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper } from "./cancel-fixture.js";
 
-let podman: PodmanEngineFixture;
-let worktree: string;
-let engine: ContainerEngine;
-let docker: Dockerode;
+describe.each(CONTAINER_ENGINES)("container engine ($name): cancellation", ({ name, open }) => {
+  let fixture: ContainerEngineFixture;
+  let worktree: string;
+  let engine: ContainerEngine;
+  let docker: Dockerode;
 
-beforeAll(async () => {
-  podman = await openPodmanEngine("cancel");
-  ({ worktree, engine, docker } = podman);
-});
+  beforeAll(async () => {
+    fixture = await open("cancel");
+    ({ worktree, engine, docker } = fixture);
+  });
 
-afterAll(async () => {
-  await podman.close();
-});
+  afterAll(async () => {
+    await fixture.close();
+  });
 
+  /** Containers (any state) carrying the job's label. */
+  async function containersOf(jobId: string): Promise<string[]> {
+    const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.job}=${jobId}`] } });
+    return list.map((info) => info.Id);
+  }
 
-/** Containers (any state) carrying the job's label. */
-async function containersOf(jobId: string): Promise<string[]> {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.job}=${jobId}`] } });
-  return list.map((info) => info.Id);
-}
-
-describe("container engine: cancellation", () => {
   it.each(ABORT_MOMENTS)("kills a sleep 60 aborted $when, reports it cancelled and leaves no container", async ({ wait }) => {
     const { sleeper, result, endedAfterAbortMs } = await abortSleeper(engine, worktree, wait);
     expect(endedAfterAbortMs).toBeLessThan(3_000);
-    expect(result).toMatchObject({ engine: "podman", sandboxed: true, cancelled: true, timedOut: false, oomKilled: false });
+    expect(result).toMatchObject({ engine: name, sandboxed: true, cancelled: true, timedOut: false, oomKilled: false });
     // Removal runs in the background once the result is known.
     expect(await eventually(async () => (await containersOf(sleeper.jobId)).length === 0, 5_000)).toBe(true);
     expect(await hostProcessesMarked(sleeper.marker)).toEqual([]);

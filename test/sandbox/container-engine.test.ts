@@ -9,35 +9,35 @@ import { createContainerEngine } from "@reviewbot/sandbox/create-container-engin
 import { probeEngine } from "@reviewbot/sandbox/readiness-probe";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { BASE_IMAGE, CONTAINERS_CONF, TEST_LIMITS, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
-import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
-
-let podman: PodmanEngineFixture;
-let stateDir: string;
-let worktree: string;
-let engine: ContainerEngine;
-let docker: Dockerode;
-
-beforeAll(async () => {
-  podman = await openPodmanEngine("engine");
-  ({ stateDir, worktree, engine, docker } = podman);
-  await writeFile(join(worktree, "hello.txt"), "hello from the work tree\n");
-});
-
-afterAll(async () => {
-  await podman.close();
-});
-
+import { CONTAINER_ENGINES } from "../support/container-engines.js";
+import type { ContainerEngineFixture } from "../support/podman-engine.js";
 
 // Other suites may share the host's container storage: this file's runs carry their own job id.
 const JOB_ID = `container-engine-${process.pid}-${Date.now()}`;
 const labels = { jobId: JOB_ID, helper: "test-helper" };
 
-async function ourContainers(): Promise<string[]> {
-  const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`, `${LABELS.job}=${JOB_ID}`] } });
-  return list.map((info) => info.Id);
-}
+describe.each(CONTAINER_ENGINES)("container engine ($name, rootful, through its API)", ({ name, open }) => {
+  let fixture: ContainerEngineFixture;
+  let stateDir: string;
+  let worktree: string;
+  let engine: ContainerEngine;
+  let docker: Dockerode;
 
-describe("container engine (rootful Podman through its API)", () => {
+  beforeAll(async () => {
+    fixture = await open("engine");
+    ({ stateDir, worktree, engine, docker } = fixture);
+    await writeFile(join(worktree, "hello.txt"), "hello from the work tree\n");
+  });
+
+  afterAll(async () => {
+    await fixture.close();
+  });
+
+  async function ourContainers(): Promise<string[]> {
+    const list = await docker.listContainers({ all: true, filters: { label: [`${LABELS.managed}=true`, `${LABELS.job}=${JOB_ID}`] } });
+    return list.map((info) => info.Id);
+  }
+
   it("passes its readiness probe", async () => {
     const report = await probeEngine(engine, { image: BASE_IMAGE, limits: TEST_LIMITS });
     expect(report.reason).toBeNull();
@@ -45,7 +45,7 @@ describe("container engine (rootful Podman through its API)", () => {
   });
 
   it("negative control: the probe refuses a profile without seccomp", async () => {
-    const weakened = new ContainerEngine({ name: "podman", docker, seccomp: "unconfined", stateDir });
+    const weakened = new ContainerEngine({ name, docker, seccomp: "unconfined", stateDir });
     const report = await probeEngine(weakened, { image: BASE_IMAGE, limits: TEST_LIMITS });
     expect(report.ok).toBe(false);
     expect(report.reason).toMatch(/^seccomp: 0/);
@@ -53,7 +53,7 @@ describe("container engine (rootful Podman through its API)", () => {
 
   it("negative control: the probe refuses an engine whose memory and pids limits are dropped", async () => {
     const dropsLimits: SandboxEngine = {
-      name: "podman",
+      name,
       close: () => Promise.resolve(),
       health: () => Promise.resolve({ healthy: true }),
       run: (spec) => engine.run({ ...spec, limits: { ...spec.limits, memoryBytes: 0, pids: 1_000_000 } }),
@@ -66,7 +66,7 @@ describe("container engine (rootful Podman through its API)", () => {
 
   it("runs argv, passes stdin, keeps stdout and stderr apart and reports the exit code", async () => {
     const result = await engine.run(shellSpec(worktree, "cat; cat /work/hello.txt; echo oops >&2; exit 3", { stdin: "from stdin\n" }));
-    expect(result).toMatchObject({ engine: "podman", sandboxed: true, exitCode: 3, signal: null, timedOut: false, oomKilled: false });
+    expect(result).toMatchObject({ engine: name, sandboxed: true, exitCode: 3, signal: null, timedOut: false, oomKilled: false });
     expect(result.stdout.toString()).toBe("from stdin\nhello from the work tree\n");
     expect(result.stderr.toString()).toBe("oops\n");
   });
@@ -120,14 +120,13 @@ describe("container engine (rootful Podman through its API)", () => {
       Cmd: ["true"],
       Labels: { [LABELS.managed]: "true", [LABELS.job]: JOB_ID, [LABELS.deadline]: String(Date.now() - 3_600_000) },
     });
-    const socketPath = join(stateDir, "podman.sock");
-    const withJanitor = await createContainerEngine({ kind: "podman", socketPath, stateDir, containersConf: CONTAINERS_CONF, janitorIntervalMs: 60_000 });
+    const withJanitor = await createContainerEngine({ kind: name, socketPath: fixture.socketPath, stateDir, containersConf: CONTAINERS_CONF, janitorIntervalMs: 60_000 });
     await withJanitor.close();
     expect(await ourContainers()).not.toContain(stale.id);
   });
 
   it("leaves no container behind after close", async () => {
-    const other = await createContainerEngine({ kind: "podman", socketPath: join(stateDir, "podman.sock"), stateDir, containersConf: CONTAINERS_CONF });
+    const other = await createContainerEngine({ kind: name, socketPath: fixture.socketPath, stateDir, containersConf: CONTAINERS_CONF });
     await other.run(sandboxSpec(worktree, ["true"], { labels }));
     await other.close();
     expect(await ourContainers()).toEqual([]);

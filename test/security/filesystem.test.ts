@@ -125,7 +125,7 @@ describe.each(ISOLATION_ENGINES)("filesystem attacks on $name", (underAttack) =>
     expectFacts(run, { proc_root: "absent", sysrq: "refused", core_pattern: "refused" });
     const hostInit = (await readFile("/proc/1/cmdline", "utf8")).replaceAll("\0", " ");
     // The sandbox's own init: Podman's catatonit or bwrap's PID-namespace init, never the host's.
-    expect(run.facts.get("init")).toMatch(/^(\/run\/podman-init|\/usr\/bin\/bwrap) /);
+    expect(run.facts.get("init")).toMatch(/^(\/run\/podman-init|\/sbin\/docker-init|\/usr\/bin\/bwrap) /);
     expect(run.facts.get("init")).not.toBe(hostInit);
     // Its own PID namespace: the shell, its children and an init, not the host's processes.
     expect(Number(run.facts.get("pids"))).toBeLessThan(10);

@@ -5,6 +5,7 @@ import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { reachableTempDir } from "./temp-dirs.js";
+import { openDockerEngine, TEST_DOCKER_DATA_ROOT } from "./docker-engine.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 import { startRootlessPodman } from "./rootless-podman.js";
 
@@ -44,6 +45,21 @@ const podman: EngineUnderAttack = {
         await engine.close();
         await rm(stateDir, { recursive: true, force: true });
       },
+    };
+  },
+};
+
+/** Docker through its API, on a private dockerd the worker starts (its own socket, exec root, data root). */
+const docker: EngineUnderAttack = {
+  name: "docker (rootful)",
+  async open() {
+    const fixture = await openDockerEngine("attack");
+    return {
+      label: docker.name,
+      engine: fixture.engine,
+      privatePaths: [fixture.socketPath, fixture.stateDir, TEST_DOCKER_DATA_ROOT],
+      cgroupLimits: true,
+      close: () => fixture.close(),
     };
   },
 };
@@ -92,10 +108,10 @@ const rootlessPodman: EngineUnderAttack = {
 };
 
 /** The engines the resource attacks run on: those whose readiness probe passes on this host. */
-export const ENGINES_UNDER_ATTACK: readonly EngineUnderAttack[] = [podman, bwrap];
+export const ENGINES_UNDER_ATTACK: readonly EngineUnderAttack[] = [podman, docker, bwrap];
 
 /**
  * The engines the isolation attacks (filesystem, environment, network, privilege, trust) run on:
  * also rootless Podman, which keeps every isolation property here but, on cgroup v1, no limits.
  */
-export const ISOLATION_ENGINES: readonly EngineUnderAttack[] = [podman, bwrap, rootlessPodman];
+export const ISOLATION_ENGINES: readonly EngineUnderAttack[] = [podman, docker, bwrap, rootlessPodman];

@@ -7,26 +7,35 @@ import { createContainerEngine } from "@reviewbot/sandbox/create-container-engin
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 import { reachableTempDir } from "./temp-dirs.js";
 
-/** A container engine on its own supervised Podman service, with a work tree the sandbox can read. */
-export interface PodmanEngineFixture {
+/** A container engine on its own private service (Podman's or Docker's), with a work tree the sandbox can read. */
+export interface ContainerEngineFixture {
+  readonly name: "podman" | "docker";
   readonly stateDir: string;
   readonly worktree: string;
   readonly engine: ContainerEngine;
-  /** A client of the same Podman service, to inspect containers and events. */
+  /** The private service's API socket. */
+  readonly socketPath: string;
+  /** A client of the same service, to inspect containers and events. */
   readonly docker: Dockerode;
-  /** Closes the engine and removes both directories. */
+  /** Closes the engine (stopping its service) and removes both directories. */
   close(): Promise<void>;
 }
 
-export async function openPodmanEngine(label: string): Promise<PodmanEngineFixture> {
+/** The name the Podman-only suites use. */
+export type PodmanEngineFixture = ContainerEngineFixture;
+
+export async function openPodmanEngine(label: string): Promise<ContainerEngineFixture> {
   const stateDir = await mkdtemp(join(tmpdir(), `reviewbot-podman-${label}-`));
   const worktree = await reachableTempDir("worktree");
   const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+  const socketPath = join(stateDir, "podman.sock");
   return {
+    name: "podman",
     stateDir,
     worktree,
     engine,
-    docker: new Dockerode({ socketPath: join(stateDir, "podman.sock") }),
+    socketPath,
+    docker: new Dockerode({ socketPath }),
     close: async () => {
       await engine.close();
       await rm(stateDir, { recursive: true, force: true });
