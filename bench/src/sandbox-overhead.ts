@@ -1,13 +1,17 @@
 /**
  * Sandbox overhead benchmark (issue 3 §5). Prints, for a trivial helper (`true`), the median wall
  * time per run of: bare exec, the bubblewrap engine, the container engine (Podman API), and
- * `podman run --rm` with the same hardening flags; then the ratios, and how several helpers of one
- * review share the concurrency limit. Not a test: it asserts nothing, it prints figures.
+ * `podman run --rm` with the same hardening flags, the container engine on its own private dockerd
+ * and `docker run --rm` with the same flags against that daemon; then the ratios, and how several
+ * helpers of one review share the concurrency limit. Not a test: it asserts nothing, it prints figures.
  *
  *   pnpm --filter @reviewbot/bench bench:sandbox      (BENCH_RUNS=41 for more samples)
+ *
+ * The dockerd uses BENCH_DOCKER_DATA_ROOT (default: the test suites' data root, where
+ * scripts/setup.sh loads the helper images); BENCH_DOCKER=0 leaves Docker out.
  */
 import { spawn } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { chmod, copyFile, mkdtemp, rm } from "node:fs/promises";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +23,7 @@ import type { SandboxEngine, SandboxLimits, SandboxSpec } from "@reviewbot/sandb
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const IMAGE = "localhost/reviewbot/base:latest";
 const CONTAINERS_CONF = fileURLToPath(new URL("../../infra/podman/containers.conf", import.meta.url));
+const DOCKER_DATA_ROOT = process.env.BENCH_DOCKER_DATA_ROOT ?? "/var/tmp/reviewbot-test-docker";
 const LIMITS: SandboxLimits = {
   timeoutMs: 30_000,
   memoryBytes: 256 * 1024 * 1024,
@@ -53,6 +58,14 @@ function exec(file: string, args: readonly string[], env: NodeJS.ProcessEnv = pr
       else reject(new Error(`${file} exited ${String(code)}`));
     });
   });
+}
+
+/** `docker run` takes the work tree as a --mount: Docker refuses nosuid/nodev in a -v mode. */
+function dockerRunArgs(socket: string, worktree: string, seccomp: string): string[] {
+  const args = podmanRunArgs(worktree, seccomp);
+  const volume = args.indexOf("-v");
+  args.splice(volume, 2, "--mount", `type=bind,source=${worktree},target=/work,readonly`);
+  return ["-H", `unix://${socket}`, ...args];
 }
 
 function podmanRunArgs(worktree: string, seccomp: string): string[] {
@@ -92,8 +105,10 @@ async function main(): Promise<void> {
     const cli = await median("podman run --rm, same flags", () =>
       exec("podman", podmanRunArgs(worktree, seccomp), { ...process.env, CONTAINERS_CONF }),
     );
+    const docker = process.env.BENCH_DOCKER === "0" ? null : await dockerFigures(stateDir, worktree, spec);
     console.log(`\nbubblewrap overhead over bare exec   ${(bw - bare).toFixed(1)} ms   (target ≤ 10 ms)`);
     console.log(`container engine / podman run --rm   ${(engine / cli).toFixed(2)}     (target ≤ 1.0, aim 0.5)`);
+    if (docker !== null) console.log(`container engine / docker run --rm   ${(docker.engine / docker.cli).toFixed(2)}     (Docker API, private dockerd)`);
     const sleeper: SandboxSpec = { ...spec, argv: ["sleep", "0.5"] };
     const one = await parallelReview(container, sleeper, 1, 1);
     const four = await parallelReview(container, sleeper, 4, 2);
@@ -102,6 +117,22 @@ async function main(): Promise<void> {
     await container.close();
     await bwrap.close();
     await rm(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** The container engine on its own dockerd against `docker run --rm` with the same flags, same daemon. */
+async function dockerFigures(stateDir: string, worktree: string, spec: SandboxSpec): Promise<{ engine: number; cli: number }> {
+  const dir = join(stateDir, "docker");
+  const engine = await createContainerEngine({ kind: "docker", stateDir: dir, dockerDataRoot: DOCKER_DATA_ROOT, containersConf: CONTAINERS_CONF });
+  try {
+    const ms = await median("container engine (Docker API)", () => engine.run(spec));
+    // The profile the Podman engine derived and wrote; Docker's CLI reads a file and sends its JSON.
+    const seccomp = join(dir, "seccomp.json");
+    await copyFile(join(stateDir, "podman", "seccomp.json"), seccomp);
+    const cli = await median("docker run --rm, same flags", () => exec("docker", dockerRunArgs(join(dir, "docker.sock"), worktree, seccomp)));
+    return { engine: ms, cli };
+  } finally {
+    await engine.close();
   }
 }
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import type { EngineHealth } from "@reviewbot/sandbox/sandbox-spec";
 import { hostProcessesMarked } from "../support/host-processes.js";
-import { openPodmanEngine, type PodmanEngineFixture } from "../support/podman-engine.js";
+import { openDockerEngine } from "../support/docker-engine.js";
+import { openPodmanEngine, type ContainerEngineFixture, type PodmanEngineFixture } from "../support/podman-engine.js";
 import { sandboxSpec } from "../support/sandbox-specs.js";
 import { useBwrapEngine } from "./bwrap-fixture.js";
 import { eventually } from "./cancel-fixture.js";
@@ -52,6 +53,30 @@ describe("container engine health (its own Podman service)", () => {
     } finally {
       await rm(stateDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("container engine health (its own dockerd)", () => {
+  let docker: ContainerEngineFixture;
+  beforeAll(async () => {
+    docker = await openDockerEngine("health");
+  });
+  afterAll(async () => {
+    await docker.close();
+  });
+
+  it("is unhealthy while its dockerd is dead, starts it again, and runs once it answers", async () => {
+    expect((await docker.engine.run(sandboxSpec(docker.worktree, ["true"]))).exitCode).toBe(0);
+    expect(await check(docker.engine)).toEqual({ healthy: true });
+    const [daemon] = (await hostProcessesMarked(`--host=unix://${docker.socketPath}`)).filter((found) => found.cmdline.startsWith("dockerd"));
+    expect(daemon).toBeDefined();
+    process.kill(daemon?.pid ?? 0, "SIGKILL");
+    await eventually(async () => (await hostProcessesMarked(`--host=unix://${docker.socketPath}`)).every((found) => found.pid !== daemon?.pid), 5000);
+
+    expect(await check(docker.engine)).toEqual({ healthy: false, reason: "dockerd exited (SIGKILL); starting it again" });
+    expect(await eventually(async () => (await check(docker.engine)).healthy, 30_000)).toBe(true);
+    const result = await docker.engine.run(sandboxSpec(docker.worktree, ["true"]));
+    expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Dockerode from "dockerode";
@@ -66,7 +66,7 @@ export class DockerService implements EngineService {
     const pidFile = join(dir, "docker.pid");
     await mkdir(join(dir, "exec"), { recursive: true, mode: 0o700 });
     await writeFile(join(dir, "daemon.json"), "{}\n", { mode: 0o600 });
-    await stopOrphan(pidFile);
+    await stopOrphans(dir, pidFile);
     // Its own containerd namespace too, should dockerd find a system containerd to use.
     const namespace = `reviewbot-${createHash("sha256").update(dataRoot).digest("hex").slice(0, 12)}`;
     const args = [
@@ -105,15 +105,29 @@ export class DockerService implements EngineService {
   }
 }
 
-/** A dockerd of ours left running by a worker that was killed holds the pid file: stop it first. */
-async function stopOrphan(pidFile: string): Promise<void> {
+/**
+ * Our dockerd left running by a worker that was killed holds the pid file: stop it first. Then
+ * both pid files go: a dead daemon's containerd (killed with it) can linger as a zombie where
+ * nothing reaps orphans, and dockerd would wait ~15 s for a "containerd still running" that never
+ * answers (measured here after a SIGKILL of dockerd).
+ */
+async function stopOrphans(dir: string, pidFile: string): Promise<void> {
+  const containerdPidFile = join(dir, "exec", "containerd", "containerd.pid");
+  await stopIfOurs(pidFile, `--pidfile=${pidFile}`, "SIGTERM");
+  await stopIfOurs(containerdPidFile, join(dir, "exec"), "SIGKILL");
+  await rm(pidFile, { force: true });
+  await rm(containerdPidFile, { force: true });
+}
+
+/** Signals the live process a pid file names when its command line carries `marker`, and waits for it. */
+async function stopIfOurs(pidFile: string, marker: string, signal: NodeJS.Signals): Promise<void> {
   const pid = Number((await readFile(pidFile, "utf8").catch(() => "")).trim());
   if (!Number.isInteger(pid) || pid <= 0) return;
-  const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
-  if (!cmdline.includes(`--pidfile=${pidFile}`)) return;
-  process.kill(pid, "SIGTERM");
+  const alive = async (): Promise<boolean> => (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).includes(marker);
+  if (!(await alive())) return;
+  process.kill(pid, signal);
   const deadline = Date.now() + STOP_GRACE_MS;
-  while (Date.now() < deadline && (await readFile(`/proc/${pid}/cmdline`, "utf8").then(() => true, () => false))) await sleep(50);
+  while (Date.now() < deadline && (await alive())) await sleep(50);
 }
 
 async function terminate(child: ChildProcess): Promise<void> {
