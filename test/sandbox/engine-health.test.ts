@@ -34,7 +34,10 @@ describe("container engine health (its own Podman service)", () => {
     process.kill(service?.pid ?? 0, "SIGKILL");
     await eventually(async () => (await hostProcessesMarked(`unix://${socket}`)).every((found) => found.pid !== service?.pid), 5000);
 
-    expect(await check(podman.engine)).toEqual({ healthy: false, reason: "podman system service exited (SIGKILL); starting it again" });
+    // The process is gone from /proc a moment before Node reports its exit: until then the check
+    // finds the API silent instead. Either way it is unhealthy and says why.
+    const dead = await check(podman.engine);
+    expect(dead.healthy ? "healthy" : dead.reason).toMatch(/^podman system service exited \(SIGKILL\); starting it again$|did not answer _ping/);
     expect(await eventually(async () => (await check(podman.engine)).healthy, 30_000)).toBe(true);
     const result = await podman.engine.run(sandboxSpec(podman.worktree, ["true"]));
     expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
@@ -73,7 +76,8 @@ describe("container engine health (its own dockerd)", () => {
     process.kill(daemon?.pid ?? 0, "SIGKILL");
     await eventually(async () => (await hostProcessesMarked(`--host=unix://${docker.socketPath}`)).every((found) => found.pid !== daemon?.pid), 5000);
 
-    expect(await check(docker.engine)).toEqual({ healthy: false, reason: "dockerd exited (SIGKILL); starting it again" });
+    const dead = await check(docker.engine);
+    expect(dead.healthy ? "healthy" : dead.reason).toMatch(/^dockerd exited \(SIGKILL\); starting it again$|did not answer _ping/);
     expect(await eventually(async () => (await check(docker.engine)).healthy, 30_000)).toBe(true);
     const result = await docker.engine.run(sandboxSpec(docker.worktree, ["true"]));
     expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
