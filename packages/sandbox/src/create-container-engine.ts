@@ -3,9 +3,9 @@ import { join } from "node:path";
 import Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
 import { ContainerEngine } from "./container-engine.js";
-import { DockerService } from "./docker-service.js";
+import { dockerService } from "./docker-service.js";
 import type { EngineService } from "./engine-service.js";
-import { PodmanService } from "./podman-service.js";
+import { podmanService } from "./podman-service.js";
 import { deriveSeccompProfile } from "./seccomp-profile.js";
 
 /** Podman's default profile (containers-common); our profile is derived from it. */
@@ -63,11 +63,11 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
 }
 
 function privateService(config: ContainerEngineConfig): EngineService {
-  if (config.kind === "podman") return new PodmanService({ socketPath: join(config.stateDir, "podman.sock"), containersConf: config.containersConf });
+  if (config.kind === "podman") return podmanService({ socketPath: join(config.stateDir, "podman.sock"), containersConf: config.containersConf });
   if (process.getuid?.() !== 0) {
     throw new AppError("SANDBOX_UNAVAILABLE", "a private dockerd needs root: set REVIEWBOT_DOCKER_SOCKET to a Docker daemon's socket");
   }
-  return new DockerService({ dir: config.stateDir, dataRoot: config.dockerDataRoot ?? join(config.stateDir, "data") });
+  return dockerService({ dir: config.stateDir, dataRoot: config.dockerDataRoot ?? join(config.stateDir, "data") });
 }
 
 /**

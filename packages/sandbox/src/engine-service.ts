@@ -1,6 +1,6 @@
 /**
  * A container engine this worker starts and supervises itself on a private socket: a
- * `podman system service` (PodmanService) or a `dockerd` (DockerService).
+ * `podman system service` (podmanService) or a `dockerd` (dockerService), each a SupervisedDaemon.
  */
 export interface EngineService {
   readonly socketPath: string;
