@@ -6,31 +6,20 @@ import { createLogger } from "@reviewbot/core/logger";
 import { createGitHubApp } from "@reviewbot/github/create-github-app";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
-import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { EMPTY_REPORT } from "./published-reports.js";
 
 // The per-installation concurrency cap (issue 11) on the api's real claim and report routes, with a
 // BullMQ consumer taking jobs under lock tokens of our choosing, as a worker does.
 const APP_ID = 4343;
 const REPOSITORIES = { "octo/widgets": 9101, "octo/gadgets": 9102 } as const;
 
-const report: PublishedReport = {
-  engine: "bwrap",
-  sandboxed: true,
-  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] },
-  configErrors: [],
-  helpers: [],
-  findings: [],
-  filtered: { mode: "added", dropped: 0 },
-  errors: [],
-  hunks: {},
-  durationMs: 5,
-};
+const report = EMPTY_REPORT;
 
 interface Stand {
   readonly api: ApiHarness;

@@ -7,7 +7,6 @@ import { createLogger } from "@reviewbot/core/logger";
 import { createGitHubApp } from "@reviewbot/github/create-github-app";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
-import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { REVIEW_JOB_OPTIONS } from "@reviewbot/queue/review-queue";
@@ -16,6 +15,7 @@ import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../s
 import { sendWebhook } from "../support/webhook-client.js";
 import { SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { EMPTY_REPORT } from "./published-reports.js";
 
 // The api's worker routes attacked by a worker host, with no Redis ACLs at all: what is shown here
 // holds on the api's own checks (the seal, the lock, the claim), whatever Redis lets a worker write.
@@ -31,18 +31,7 @@ let consumer: Worker;
 let alice: string;
 let bob: string;
 
-const report: PublishedReport = {
-  engine: "bwrap",
-  sandboxed: true,
-  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] },
-  configErrors: [],
-  helpers: [],
-  findings: [],
-  filtered: { mode: "added", dropped: 0 },
-  errors: [],
-  hunks: {},
-  durationMs: 5,
-};
+const report = EMPTY_REPORT;
 
 beforeAll(async () => {
   const key = generateTestAppKey();
