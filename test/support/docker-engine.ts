@@ -1,12 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import Dockerode from "dockerode";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
-import type { ContainerEngineFixture } from "./podman-engine.js";
+import { engineFixture, type ContainerEngineFixture } from "./podman-engine.js";
 import { BASE_IMAGE, CONTAINERS_CONF } from "./sandbox-specs.js";
 import { reachableTempDir } from "./temp-dirs.js";
 
@@ -31,18 +30,5 @@ export async function openDockerEngine(label: string): Promise<ContainerEngineFi
     await engine.close();
     throw err;
   }
-  const socketPath = join(stateDir, "docker.sock");
-  return {
-    name: "docker",
-    stateDir,
-    worktree,
-    engine,
-    socketPath,
-    docker: new Dockerode({ socketPath }),
-    close: async () => {
-      await engine.close();
-      await rm(stateDir, { recursive: true, force: true });
-      await rm(worktree, { recursive: true, force: true });
-    },
-  };
+  return engineFixture("docker", { stateDir, worktree, engine, socketPath: join(stateDir, "docker.sock") });
 }

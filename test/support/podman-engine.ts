@@ -28,13 +28,15 @@ export async function openPodmanEngine(label: string): Promise<ContainerEngineFi
   const stateDir = await mkdtemp(join(tmpdir(), `reviewbot-podman-${label}-`));
   const worktree = await reachableTempDir("worktree");
   const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
-  const socketPath = join(stateDir, "podman.sock");
+  return engineFixture("podman", { stateDir, worktree, engine, socketPath: join(stateDir, "podman.sock") });
+}
+
+/** The fixture of an opened engine: a client of its service, and a close that removes both directories. */
+export function engineFixture(name: ContainerEngineFixture["name"], parts: Pick<ContainerEngineFixture, "stateDir" | "worktree" | "engine" | "socketPath">): ContainerEngineFixture {
+  const { stateDir, worktree, engine, socketPath } = parts;
   return {
-    name: "podman",
-    stateDir,
-    worktree,
-    engine,
-    socketPath,
+    name,
+    ...parts,
     docker: new Dockerode({ socketPath }),
     close: async () => {
       await engine.close();
