@@ -17,6 +17,8 @@ export class SecretScrubber {
   readonly #secrets = new Map<string, number>();
   /** First MIN_SECRET_LENGTH characters → the secrets starting with them, longest first. */
   #index: Map<string, string[]> | null = null;
+  /** The first UTF-16 unit of every secret: a position starting otherwise is skipped without a slice. */
+  #firstUnits = new Set<number>();
   #nextExpiry = Number.POSITIVE_INFINITY;
   readonly #now: () => number;
 
@@ -46,10 +48,17 @@ export class SecretScrubber {
   scrub(text: string): string {
     this.#dropExpired();
     if (this.#secrets.size === 0 || text.length < MIN_SECRET_LENGTH) return text;
-    const index = (this.#index ??= buildIndex(this.#secrets.keys()));
+    const index = this.#currentIndex();
+    const firstUnits = this.#firstUnits;
     let out = "";
     let copied = 0;
     for (let i = 0; i <= text.length - MIN_SECRET_LENGTH; ) {
+      // Most positions start no secret: one set lookup, no substring built (a hot path: every log
+      // line, report and GitHub request passes through here).
+      if (!firstUnits.has(text.charCodeAt(i))) {
+        i += 1;
+        continue;
+      }
       const match = index.get(text.slice(i, i + MIN_SECRET_LENGTH))?.find((secret) => text.startsWith(secret, i));
       if (match === undefined) {
         i += 1;
@@ -60,6 +69,14 @@ export class SecretScrubber {
       copied = i;
     }
     return copied === 0 ? text : out + text.slice(copied);
+  }
+
+  #currentIndex(): Map<string, string[]> {
+    if (this.#index === null) {
+      this.#index = buildIndex(this.#secrets.keys());
+      this.#firstUnits = new Set([...this.#secrets.keys()].map((secret) => secret.charCodeAt(0)));
+    }
+    return this.#index;
   }
 
   #dropExpired(): void {
