@@ -42,6 +42,11 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
         return "skipped";
       }
       const outcome = await enqueueReview(deps.reviews, deps.redis, deps.seal, job);
+      if (outcome.stale !== null) {
+        // A newer head is already recorded for the PR: nothing was enqueued.
+        logger.info({ headSha: job.headSha, recordedHead: outcome.stale.recordedHead }, "resolved head is older than the recorded one: not enqueued");
+        return "skipped";
+      }
       logger.info({ jobId: outcome.jobId, headSha: job.headSha, removed: outcome.removed, cancelled: outcome.cancelled }, "resolved review enqueued");
       return "done";
     }
