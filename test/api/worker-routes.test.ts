@@ -29,6 +29,7 @@ let standIn: GitHubStandIn;
 let consumerConnection: Redis;
 let consumer: Worker;
 let alice: string;
+let minter: (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }>;
 let bob: string;
 
 const report = EMPTY_REPORT;
@@ -43,6 +44,7 @@ beforeAll(async () => {
   });
   const app = createGitHubApp({ appId: APP_ID, privateKey: key.privateKey, baseUrl: standIn.url, redis: api.redis, scrubber: api.scrubber, logger: createLogger({ level: "silent", scrubber: api.scrubber }) });
   mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  minter = mint;
   [alice = "", bob = ""] = api.workerCredentials;
   consumerConnection = createRedisConnection(api.redisUrl, { name: "test-consumer", blocking: true });
   consumer = new Worker(REVIEW_QUEUE, null, { connection: consumerConnection, autorun: false });
@@ -55,21 +57,21 @@ afterAll(async () => {
 });
 
 /** A review job enqueued the only way the api enqueues one: a signed webhook. */
-async function enqueue(pullNumber: number): Promise<string> {
+async function enqueue(pullNumber: number, target: ApiHarness = api): Promise<string> {
   const body = pullRequestPayload({ installationId: INSTALLATION_ID, repositoryId: REPOSITORY_ID, repository: "octo/widgets", number: pullNumber, head: headSha(pullNumber) });
-  const res = await sendWebhook(`${api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
+  const res = await sendWebhook(`${target.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
   return (JSON.parse(res.body) as { jobId: string }).jobId;
 }
 
 /** Takes the next job as a worker does, with a lock token of our choosing. */
-async function take(lockToken: string): Promise<Job> {
-  const job: Job | undefined = await consumer.getNextJob(lockToken);
+async function take(lockToken: string, from: Worker = consumer): Promise<Job> {
+  const job: Job | undefined = await from.getNextJob(lockToken);
   if (job === undefined) throw new Error("no job to take");
   return job;
 }
 
-async function post(path: "claim" | "report", body: unknown, credential: string | null): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${api.url}/internal/jobs/${path}`, {
+async function post(path: "claim" | "report", body: unknown, credential: string | null, target: ApiHarness = api): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${target.url}/internal/jobs/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(credential === null ? {} : { authorization: `Bearer ${credential}` }) },
     body: JSON.stringify(body),
@@ -104,6 +106,20 @@ describe("worker credentials", () => {
     const res = await claim(jobId, "lock-a", typeof credential === "function" ? credential() : credential);
     expect([res.status, code(res)]).toEqual([401, "UNAUTHENTICATED"]);
     expect(standIn.minted).toHaveLength(0);
+  });
+
+  it("refuses every worker while the registry file is malformed, and takes them back once it is fixed", async () => {
+    await cleanQueue();
+    const jobId = await enqueue(19);
+    await take("lock-r");
+    writeFileSync(api.registryFile, `${line(alice)}\nnot a registry line\n`);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (const credential of [alice, bob]) expect(code(await claim(jobId, "lock-r", credential))).toBe("UNAUTHENTICATED");
+    expect(api.logs.some((entry) => entry.msg === "worker registry invalid: every worker refused")).toBe(true);
+    // Negative control: the same credential is served again once the file is right.
+    writeFileSync(api.registryFile, api.workerCredentials.map(line).join("\n"));
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await claim(jobId, "lock-r", alice)).status).toBe(200);
   });
 
   it("revokes one worker by deleting its registry line, without a restart, while the other keeps working", async () => {
@@ -271,6 +287,35 @@ describe("reports: published once, for the api's own record of the job", () => {
 });
 
 describe("tokens die with their job", () => {
+  it("the sweeper revokes a token at its deadline (REVIEWBOT_JOB_TOKEN_TTL_MS) even while its job still runs", async () => {
+    const short = await startApi({ workers: 1, tokens: { mint: (installationId, repositoryId) => minter(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token), ttlMs: 1500 } });
+    const connection = createRedisConnection(short.redisUrl, { name: "test-consumer-short", blocking: true });
+    const holder = new Worker(REVIEW_QUEUE, null, { connection, autorun: false, lockDuration: 60_000 });
+    const vault = short.vault;
+    if (vault === null) throw new Error("no vault");
+    const sweeper = startTokenSweeper({ vault, redis: short.redis, reviews: short.reviews, logger: createLogger({ level: "silent", scrubber: short.scrubber }), intervalMs: 3_600_000 });
+    try {
+      const jobId = await enqueue(23, short);
+      await take("lock-t", holder);
+      const claimed = await post("claim", { jobId, lockToken: "lock-t" }, short.workerCredentials[0] ?? "", short);
+      const token = String(claimed.body.token);
+      expect(Date.parse(String(claimed.body.expiresAt))).toBeLessThanOrEqual(Date.now() + 1500);
+      // Negative control: before its deadline, with its job active under the same lock, it lives.
+      expect((await sweeper.sweep()).revoked).toBe(0);
+      expect(standIn.state.tokens.has(token)).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1600));
+      expect(await short.redis.get(`bull:reviews:${jobId}:lock`)).toBe("lock-t");
+      expect((await sweeper.sweep()).revoked).toBe(1);
+      expect(standIn.state.revoked).toContain(token);
+      expect(standIn.state.tokens.has(token)).toBe(false);
+    } finally {
+      sweeper.close();
+      await holder.close();
+      connection.disconnect();
+      await short.close();
+    }
+  });
+
   it("the sweeper revokes the token of a job whose lock moved on (a stall, a retry, a crash), and only that one", async () => {
     await cleanQueue();
     const first = await enqueue(20);
