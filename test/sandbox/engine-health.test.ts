@@ -15,6 +15,26 @@ import { eventually } from "./cancel-fixture.js";
 // Issue 11: each engine's cheap health check, against the real thing going away.
 const check = (engine: { health(signal: AbortSignal): Promise<EngineHealth> }): Promise<EngineHealth> => engine.health(AbortSignal.timeout(2000));
 
+/**
+ * The engine's own daemon killed with SIGKILL: healthy before (negative control: a run starts the
+ * lazily started daemon), unhealthy naming why after, started again, and a run works once it answers.
+ */
+async function killAndRecover(fixture: ContainerEngineFixture, marker: string, isDaemon: (cmdline: string) => boolean, name: string): Promise<void> {
+  expect((await fixture.engine.run(sandboxSpec(fixture.worktree, ["true"]))).exitCode).toBe(0);
+  expect(await check(fixture.engine)).toEqual({ healthy: true });
+  const [daemon] = (await hostProcessesMarked(marker)).filter((found) => isDaemon(found.cmdline));
+  expect(daemon).toBeDefined();
+  process.kill(daemon?.pid ?? 0, "SIGKILL");
+  await eventually(async () => (await hostProcessesMarked(marker)).every((found) => found.pid !== daemon?.pid), 5000);
+  // The process is gone from /proc a moment before Node reports its exit: until then the check
+  // finds the API silent instead. Either way it is unhealthy and says why.
+  const dead = await check(fixture.engine);
+  expect(dead.healthy ? "healthy" : dead.reason).toMatch(new RegExp(`^${name} exited \\(SIGKILL\\); starting it again$|did not answer _ping`));
+  expect(await eventually(async () => (await check(fixture.engine)).healthy, 30_000)).toBe(true);
+  const result = await fixture.engine.run(sandboxSpec(fixture.worktree, ["true"]));
+  expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
+}
+
 describe("container engine health (its own Podman service)", () => {
   let podman: PodmanEngineFixture;
   beforeAll(async () => {
@@ -25,22 +45,7 @@ describe("container engine health (its own Podman service)", () => {
   });
 
   it("is unhealthy while its service is dead, starts the service again, and runs once it answers", async () => {
-    // Negative control: a run starts the service (the engine starts it lazily); then it is healthy.
-    expect((await podman.engine.run(sandboxSpec(podman.worktree, ["true"]))).exitCode).toBe(0);
-    expect(await check(podman.engine)).toEqual({ healthy: true });
-    const socket = join(podman.stateDir, "podman.sock");
-    const [service] = (await hostProcessesMarked(`unix://${socket}`)).filter((found) => found.cmdline.includes("system service"));
-    expect(service).toBeDefined();
-    process.kill(service?.pid ?? 0, "SIGKILL");
-    await eventually(async () => (await hostProcessesMarked(`unix://${socket}`)).every((found) => found.pid !== service?.pid), 5000);
-
-    // The process is gone from /proc a moment before Node reports its exit: until then the check
-    // finds the API silent instead. Either way it is unhealthy and says why.
-    const dead = await check(podman.engine);
-    expect(dead.healthy ? "healthy" : dead.reason).toMatch(/^podman system service exited \(SIGKILL\); starting it again$|did not answer _ping/);
-    expect(await eventually(async () => (await check(podman.engine)).healthy, 30_000)).toBe(true);
-    const result = await podman.engine.run(sandboxSpec(podman.worktree, ["true"]));
-    expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
+    await killAndRecover(podman, `unix://${join(podman.stateDir, "podman.sock")}`, (cmdline) => cmdline.includes("system service"), "podman system service");
   });
 
   it("is unhealthy, naming _ping, when its API socket does not answer; and once closed", async () => {
@@ -69,18 +74,7 @@ describe("container engine health (its own dockerd)", () => {
   });
 
   it("is unhealthy while its dockerd is dead, starts it again, and runs once it answers", async () => {
-    expect((await docker.engine.run(sandboxSpec(docker.worktree, ["true"]))).exitCode).toBe(0);
-    expect(await check(docker.engine)).toEqual({ healthy: true });
-    const [daemon] = (await hostProcessesMarked(`--host=unix://${docker.socketPath}`)).filter((found) => found.cmdline.startsWith("dockerd"));
-    expect(daemon).toBeDefined();
-    process.kill(daemon?.pid ?? 0, "SIGKILL");
-    await eventually(async () => (await hostProcessesMarked(`--host=unix://${docker.socketPath}`)).every((found) => found.pid !== daemon?.pid), 5000);
-
-    const dead = await check(docker.engine);
-    expect(dead.healthy ? "healthy" : dead.reason).toMatch(/^dockerd exited \(SIGKILL\); starting it again$|did not answer _ping/);
-    expect(await eventually(async () => (await check(docker.engine)).healthy, 30_000)).toBe(true);
-    const result = await docker.engine.run(sandboxSpec(docker.worktree, ["true"]));
-    expect([result.sandboxed, result.exitCode]).toEqual([true, 0]);
+    await killAndRecover(docker, `--host=unix://${docker.socketPath}`, (cmdline) => cmdline.startsWith("dockerd"), "dockerd");
   });
 });
 
