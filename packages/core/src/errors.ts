@@ -38,6 +38,10 @@ export const ERROR_CATALOGUE = {
   REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },
   REVIEW_TIMEOUT: { status: 504, retryable: false, summary: "the review ran past its wall-clock deadline" },
   INSTALLATION_BUSY: { status: 429, retryable: true, summary: "the installation runs as many reviews as the api allows: retry later" },
+  LLM_UNAVAILABLE: { status: 502, retryable: true, summary: "the model endpoint failed or was unreachable after retries" },
+  LLM_REFUSED: { status: 502, retryable: false, summary: "the model endpoint refused the request (4xx other than 429)" },
+  LLM_RESPONSE_INVALID: { status: 502, retryable: true, summary: "the model endpoint answered with a body that does not match its protocol" },
+  LLM_BUDGET_EXCEEDED: { status: 429, retryable: false, summary: "a token or spend cap of the job or the installation is used up" },
   NOT_FOUND: { status: 404, retryable: false, summary: "the API has no such route" },
   INTERNAL: { status: 500, retryable: true, summary: "an unexpected error (a bug): retried, then reported" },
 } as const satisfies Record<string, ErrorSpec>;
