@@ -117,6 +117,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             tokens: options.tokens === undefined || vault === null ? null : { mint: options.tokens.mint, vault, ttlMs: options.tokens.ttlMs ?? 900_000 },
             slots,
             maxReportBytes: 16 * 1024 * 1024,
+            model: null,
           },
     dashboard: options.dashboard ?? null,
   });

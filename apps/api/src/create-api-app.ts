@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { JOB_CLAIM_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
+import { JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
 import { isAppError } from "@reviewbot/core/errors";
@@ -13,7 +13,10 @@ import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
 import { sendError } from "./send-error.js";
+import { aiCacheHandler } from "./broker/ai-cache-handler.js";
 import { claimHandler, type TokenMinter } from "./broker/claim-handler.js";
+import { fetchHandler, type UrlFetcher } from "./broker/fetch-handler.js";
+import { modelHandler, type ModelBrokerSettings } from "./broker/model-handler.js";
 import type { InstallationSlots } from "./broker/installation-slots.js";
 import { reportHandler } from "./broker/report-handler.js";
 import type { TokenVault } from "./broker/token-vault.js";
@@ -51,6 +54,8 @@ export interface ApiDeps {
     /** The per-installation concurrency cap, checked at claim time. */
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
+    /** The model broker; null when no model is configured: the model, fetch and AI-cache routes answer 404. */
+    readonly model: (ModelBrokerSettings & { readonly fetcher: UrlFetcher | null }) | null;
   } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
   readonly dashboard: BasicCredentials | null;
@@ -74,10 +79,15 @@ export function createApiApp(deps: ApiDeps): Express {
     }),
   );
   if (deps.workers !== null) {
-    const { registry, tokens, slots, maxReportBytes } = deps.workers;
+    const { registry, tokens, slots, maxReportBytes, model } = deps.workers;
     const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
     app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
+    if (model !== null) {
+      app.post(JOB_MODEL_PATH, modelHandler({ ...common, model }));
+      app.post(JOB_FETCH_PATH, fetchHandler({ ...common, fetcher: model.fetcher }));
+      app.post(JOB_AI_CACHE_PATH, aiCacheHandler(common));
+    }
   }
   app.use("/admin", deps.dashboard === null ? dashboardDisabled : dashboardRouter([reviews, github], deps.dashboard, deps.logger));
   app.get("/metrics", async (_request, response) => {

@@ -79,6 +79,7 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
     baseSha: pr.base.sha,
     baseRef: pr.base.ref,
     defaultBranch: event.repository.default_branch,
+    repositoryPrivate: event.repository.private !== false,
     pullUpdatedAt: pr.updated_at,
     headFrom: "event",
     deliveryId,

@@ -104,6 +104,7 @@ async function main(): Promise<void> {
             tokens: mint === null || vault === null ? null : { mint, vault, ttlMs: config.REVIEWBOT_JOB_TOKEN_TTL_MS },
             slots,
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
+            model: null,
           },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });

@@ -15,7 +15,7 @@ const commitRef = z.object({ sha: z.string().max(100), ref: z.string().max(300) 
 export const PullRequestEvent = z.object({
   action: z.string().max(100),
   installation,
-  repository: repository.extend({ default_branch: z.string().max(255) }),
+  repository: repository.extend({ default_branch: z.string().max(255), private: z.boolean().optional() }),
   pull_request: z.object({
     number: id,
     state: z.enum(["open", "closed"]),

@@ -42,6 +42,12 @@ export const ReviewJob = z.strictObject({
    * when the publisher looked the PR up (`api`, the PR's head at that moment).
    */
   headFrom: z.enum(["event", "api"]),
+  /**
+   * Whether the repository is private, as the webhook said; private unless it said otherwise (a
+   * job resolved through the API for a command or a re-run keeps the default). The model's
+   * `fetch_url` is off for private repositories: a fetched URL could carry their code out.
+   */
+  repositoryPrivate: z.boolean().default(true),
   deliveryId: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a GitHub delivery id"),
   trigger: z.enum(REVIEW_TRIGGERS),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode } from "@reviewbot/core/errors";
+import { ChatRequest, ChatResponse } from "@reviewbot/llm/chat";
 import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 
@@ -11,6 +12,12 @@ import { ReviewJob } from "./review-job.js";
  */
 export const JOB_CLAIM_PATH = "/internal/jobs/claim";
 export const JOB_REPORT_PATH = "/internal/jobs/report";
+/** The model broker: one model call for a job the worker holds (the api alone holds the key). */
+export const JOB_MODEL_PATH = "/internal/jobs/model";
+/** The model's `fetch_url`, performed by the api for the operator's allowlisted hosts only. */
+export const JOB_FETCH_PATH = "/internal/jobs/fetch";
+/** The AI review's per-chunk result cache, kept by the api under the job's own PR and head. */
+export const JOB_AI_CACHE_PATH = "/internal/jobs/ai-cache";
 
 const jobRef = {
   jobId: z.string().regex(/^review\.\d{1,16}\.\d{1,16}\.[A-Za-z0-9-]{1,100}$/, "must be a review job id"),
@@ -44,3 +51,47 @@ export type ReportRequest = z.infer<typeof ReportRequest>;
 /** `recorded` the first time; `duplicate` when the same kind of outcome was recorded before (a retried call). */
 export const ReportResponse = z.strictObject({ status: z.enum(["recorded", "duplicate"]) });
 export type ReportResponse = z.infer<typeof ReportResponse>;
+
+export const ModelRequest = z.strictObject({ ...jobRef, request: ChatRequest });
+export type ModelRequest = z.infer<typeof ModelRequest>;
+
+/** The model's answer, and the job's token budget after it (the loop plans its last turns by it). */
+export const ModelResponse = z.strictObject({
+  response: ChatResponse,
+  budget: z.strictObject({ usedTokens: z.int().nonnegative(), maxTokens: z.int().nonnegative() }),
+});
+export type ModelResponse = z.infer<typeof ModelResponse>;
+
+export const FetchRequest = z.strictObject({ ...jobRef, url: z.string().min(1).max(2048) });
+export type FetchRequest = z.infer<typeof FetchRequest>;
+
+export const FetchResponse = z.strictObject({
+  url: z.string().max(2048),
+  status: z.int().min(100).max(599),
+  contentType: z.string().max(200),
+  text: z.string().max(1_048_576),
+  truncated: z.boolean(),
+});
+export type FetchResponse = z.infer<typeof FetchResponse>;
+
+/** The largest cached chunk result, serialised. */
+export const MAX_AI_CACHE_BYTES = 262_144;
+
+/**
+ * `get` answers the result stored under `key`, or null; `put` stores one (first writer wins). The
+ * api namespaces `key` (the worker's digest of config, model, prompt version and chunk) under the
+ * sealed job's repository, PR and head, so a worker can reach only its own job's entries.
+ */
+export const AiCacheRequest = z.discriminatedUnion("op", [
+  z.strictObject({ ...jobRef, op: z.literal("get"), key: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 hex digest") }),
+  z.strictObject({
+    ...jobRef,
+    op: z.literal("put"),
+    key: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 hex digest"),
+    result: z.unknown().refine((value) => value !== undefined && JSON.stringify(value).length <= MAX_AI_CACHE_BYTES, `must serialise to at most ${MAX_AI_CACHE_BYTES} characters`),
+  }),
+]);
+export type AiCacheRequest = z.infer<typeof AiCacheRequest>;
+
+export const AiCacheResponse = z.strictObject({ result: z.unknown() });
+export type AiCacheResponse = z.infer<typeof AiCacheResponse>;

@@ -27,7 +27,7 @@ export interface HeldJob {
 // One atomic step: the job is ACTIVE, its BullMQ lock is the presented token, it has not ended,
 // and this lock is claimed by this worker (the first authenticated caller under a lock owns it).
 const BIND_SCRIPT = `
-if redis.call('EXISTS', KEYS[4]) == 1 and ARGV[4] == 'claim' then return {'ended', ''} end
+if redis.call('EXISTS', KEYS[4]) == 1 and ARGV[4] ~= 'report' then return {'ended', ''} end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lock', ''} end
 if not redis.call('LPOS', KEYS[2], ARGV[5]) then return {'inactive', ''} end
 local lock = redis.call('HGET', KEYS[3], 'lock')
@@ -35,6 +35,7 @@ if lock == ARGV[1] then
   if redis.call('HGET', KEYS[3], 'worker') ~= ARGV[2] then return {'worker', ''} end
   return {'held', ''}
 end
+if ARGV[4] == 'use' then return {'unclaimed', ''} end
 redis.call('HSET', KEYS[3], 'lock', ARGV[1], 'worker', ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
 return {'bound', lock or ''}`;
@@ -44,6 +45,7 @@ const REFUSALS: Readonly<Record<string, string>> = {
   lock: "the lock token is not the job's current lock",
   inactive: "the job is not active",
   worker: "another worker claimed this job under this lock",
+  unclaimed: "the job was not claimed under this lock: claim it first",
 };
 
 /**
@@ -51,13 +53,15 @@ const REFUSALS: Readonly<Record<string, string>> = {
  * sealed the job (a worker can add and alter queue entries, not seal them), the job is active,
  * the caller presents its current BullMQ lock token, and no other worker claimed that lock.
  * `purpose` `claim` is also refused once the job's outcome is recorded; a `report` is not, so
- * that a retried report is recognised as a duplicate.
+ * that a retried report is recognised as a duplicate. `use` (a model call, a fetch, the AI cache)
+ * needs a claim this worker made under this lock, and a job that has not ended: it never binds a
+ * lock itself, so nothing is spent on the model before the api has started the job.
  *
  * @throws AppError `JOB_NOT_HELD` naming the reason; the job, as sealed, otherwise.
  */
 export async function authorizeJobCall(
   deps: JobAuthorityDeps,
-  call: { readonly worker: string; readonly jobId: string; readonly lockToken: string; readonly purpose: "claim" | "report" },
+  call: { readonly worker: string; readonly jobId: string; readonly lockToken: string; readonly purpose: "claim" | "report" | "use" },
 ): Promise<HeldJob> {
   const queued = await deps.reviews.getJob(call.jobId);
   if (queued === undefined) throw new AppError("JOB_NOT_HELD", "no review job has this id");

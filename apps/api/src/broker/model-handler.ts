@@ -1,0 +1,87 @@
+import type { RequestHandler } from "express";
+import { AppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/llm/chat";
+import { ModelRequest, type ModelResponse } from "@reviewbot/queue/worker-protocol";
+import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
+import type { ModelBudget } from "./model-budget.js";
+import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
+import type { WorkerRegistry } from "./worker-registry.js";
+
+/** The largest model request a worker may send: a long conversation of capped tool results. */
+export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
+
+export interface ModelBrokerSettings {
+  /** The upstream model, with the operator's key inside it (never in a request, a log or Redis). */
+  readonly upstream: ChatModel;
+  /** Models a request may name; the first is the default the worker is told about. */
+  readonly models: readonly string[];
+  /** The output cap per call, whatever the worker asks. */
+  readonly maxTokens: number;
+  readonly budget: ModelBudget;
+  /** The spend of one answer, in microdollars, from the operator's price table. */
+  readonly price: (usage: TokenUsage, model: string) => number;
+}
+
+export interface ModelHandlerDeps extends JobAuthorityDeps {
+  readonly registry: WorkerRegistry;
+  readonly model: ModelBrokerSettings;
+  readonly logger: Logger;
+}
+
+/**
+ * `POST /internal/jobs/model`: one model call for a job the calling worker claimed (the same checks
+ * as a report, and the job must not have ended). The request was already held to the strict chat
+ * contract (tool names of one shape, bounded schemas, no unknown field); here it is held to the
+ * operator's settings: an allowlisted model, each tool offered once, and an output cap clamped to the operator's
+ * and to what the job's and installation's budgets have left. The upstream call is aborted when
+ * the worker goes away. Usage is recorded against the job and its installation.
+ */
+export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
+  return async (request, response) => {
+    response.setHeader("Cache-Control", "no-store");
+    const fields: Record<string, unknown> = { route: "model", remoteAddress: request.socket.remoteAddress };
+    const gone = new AbortController();
+    response.on("close", () => {
+      if (!response.writableFinished) gone.abort(new Error("the worker closed the connection"));
+    });
+    try {
+      const { worker, body } = await readWorkerRequest(request, deps.registry, ModelRequest, MAX_MODEL_REQUEST_BYTES);
+      Object.assign(fields, { worker, jobId: body.jobId, model: body.request.model });
+      const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "use" });
+      Object.assign(fields, { installationId: job.installationId });
+      const settings = deps.model;
+      checkRequest(body.request, settings.models);
+      const admitted = await settings.budget.admit(body.jobId, job.installationId);
+      const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, admitted.outputTokensLeft)) };
+      const started = performance.now();
+      const answer = await settings.upstream.complete(clamped, gone.signal);
+      const spent = settings.price(answer.usage, clamped.model);
+      const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
+      deps.logger.info(
+        { ...fields, ...answer.usage, microdollars: spent, stop: answer.stop, toolCalls: answer.toolCalls.length, ms: Math.round(performance.now() - started), jobTokens: budget.usedTokens },
+        "model call",
+      );
+      const reply: ModelResponse = { response: answer, budget };
+      response.status(200).json(reply);
+    } catch (err) {
+      refuseWorkerRequest(response, err, fields, deps.logger);
+    }
+  };
+}
+
+/**
+ * The operator's rules a contract-valid request must also meet.
+ *
+ * @throws AppError `POLICY_DENIED` naming the rule.
+ */
+function checkRequest(request: ChatRequest, models: readonly string[]): void {
+  if (!models.includes(request.model)) {
+    throw new AppError("POLICY_DENIED", `model ${JSON.stringify(request.model)} is not one the operator allows`);
+  }
+  const offered = new Set<string>();
+  for (const tool of request.tools) {
+    if (offered.has(tool.name)) throw new AppError("POLICY_DENIED", `tool ${tool.name} is offered twice`);
+    offered.add(tool.name);
+  }
+}
