@@ -34,8 +34,8 @@ describe("computePullDiff", () => {
     const files = await diffFiles(upstream);
 
     expect([...files.keys()].sort()).toEqual([".ai/context-script", ".ai/review-rules.md", "README.md", "lib/app.ts", "src/helpers.ts"]);
-    expect(files.get("src/helpers.ts")).toEqual({ path: "src/helpers.ts", previousPath: "src/util.ts", status: "renamed", binary: false, addedLines: [], hunks: [] });
-    expect(files.get("lib/app.ts")).toMatchObject({ previousPath: "src/app.ts", status: "renamed", addedLines: [{ start: 3, end: 3 }], hunks: [{ start: 1, end: 6 }] });
+    expect(files.get("src/helpers.ts")).toEqual({ path: "src/helpers.ts", previousPath: "src/util.ts", status: "renamed", binary: false, addedLines: [], hunks: [], baseHunks: [] });
+    expect(files.get("lib/app.ts")).toMatchObject({ previousPath: "src/app.ts", status: "renamed", addedLines: [{ start: 3, end: 3 }], hunks: [{ start: 1, end: 6 }], baseHunks: [{ start: 1, end: 6 }] });
     expect(files.get("README.md")).toMatchObject({ status: "deleted", addedLines: [], hunks: [] });
     expect(files.get(".ai/context-script")).toMatchObject({ status: "modified", addedLines: [], hunks: [] });
     expect(files.get(".ai/review-rules.md")).toMatchObject({ status: "type-changed", addedLines: [{ start: 1, end: 1 }] });
@@ -79,7 +79,7 @@ describe("computePullDiff", () => {
     const files = await diffFiles(upstream);
 
     expect([...files.keys()].sort()).toEqual([name, "src/util.ts"].sort());
-    expect(files.get(name)).toEqual({ path: name, previousPath: null, status: "added", binary: false, addedLines: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }] });
+    expect(files.get(name)).toEqual({ path: name, previousPath: null, status: "added", binary: false, addedLines: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }], baseHunks: [] });
     expect(files.get("src/util.ts")?.addedLines).toEqual([{ start: 1, end: 1 }]);
   });
 

@@ -1,4 +1,4 @@
-/** An inclusive, 1-based range of lines on the new (head) side of a diff. */
+/** An inclusive, 1-based range of lines on one side of a diff (the new, head side unless named otherwise). */
 export interface LineRange {
   readonly start: number;
   readonly end: number;

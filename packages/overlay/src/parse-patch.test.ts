@@ -30,6 +30,77 @@ describe("PatchParser", () => {
         { start: 4, end: 4 },
       ],
       hunks: [{ start: 1, end: 4 }],
+      baseHunks: [{ start: 1, end: 3 }],
+    });
+  });
+
+  it("reports the extent of each hunk on both sides, none on a side a hunk has no lines of", () => {
+    const patch = [
+      "diff --git a/m.txt b/m.txt",
+      "--- a/m.txt",
+      "+++ b/m.txt",
+      "@@ -2,0 +3,2 @@",
+      "+x",
+      "+y",
+      "@@ -10,2 +11,0 @@",
+      "-p",
+      "-q",
+      "@@ -20 +19 @@",
+      "-r",
+      "+R",
+      "",
+    ].join("\n");
+    expect(parse(patch).get("m.txt")).toEqual({
+      added: [
+        { start: 3, end: 4 },
+        { start: 19, end: 19 },
+      ],
+      hunks: [
+        { start: 3, end: 4 },
+        { start: 19, end: 19 },
+      ],
+      baseHunks: [
+        { start: 10, end: 11 },
+        { start: 20, end: 20 },
+      ],
+    });
+  });
+
+  // serge placed comments one line off after an added line reading "++ foo": a content line taken
+  // for a header (or not counted) shifts every line after it. Removed lines reading "--- a/x" too.
+  it("counts added and removed lines that start like headers as content", () => {
+    const patch = [
+      "diff --git a/h.txt b/h.txt",
+      "--- a/h.txt",
+      "+++ b/h.txt",
+      "@@ -1,4 +1,6 @@",
+      " one",
+      "--- a/evil",
+      "+++ foo",
+      "++++ b/evil",
+      "+@@ -1 +1,40 @@",
+      " two",
+      " three",
+      "@@ -9,3 +10,3 @@",
+      " nine",
+      "---",
+      "+++",
+      " eleven",
+      "",
+    ].join("\n");
+    expect(parse(patch).get("h.txt")).toEqual({
+      added: [
+        { start: 2, end: 4 },
+        { start: 11, end: 11 },
+      ],
+      hunks: [
+        { start: 1, end: 6 },
+        { start: 10, end: 12 },
+      ],
+      baseHunks: [
+        { start: 1, end: 4 },
+        { start: 9, end: 11 },
+      ],
     });
   });
 
@@ -82,7 +153,7 @@ describe("PatchParser", () => {
       "\\ No newline at end of file",
       "",
     ].join("\n");
-    expect([...parse(patch).entries()]).toEqual([["kept", { added: [{ start: 1, end: 1 }], hunks: [{ start: 1, end: 1 }] }]]);
+    expect([...parse(patch).entries()]).toEqual([["kept", { added: [{ start: 1, end: 1 }], hunks: [{ start: 1, end: 1 }], baseHunks: [{ start: 1, end: 1 }] }]]);
   });
 
   it("records nothing for a section without hunks (binary, pure rename)", () => {
@@ -96,7 +167,7 @@ describe("PatchParser on hostile patches", () => {
 
   it("reads a PR adding one long line fed in small chunks", () => {
     const patch = `${header("big.txt")}@@ -0,0 +1,2 @@\n+${"x".repeat(4 * MAX_PATCH_LINE)}\n+end\n`;
-    expect(parse(patch, 4096).get("big.txt")).toEqual({ added: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }] });
+    expect(parse(patch, 4096).get("big.txt")).toEqual({ added: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }], baseHunks: [] });
   });
 
   it("gives no path to a section whose +++ line was cut", () => {

@@ -6,9 +6,15 @@ export interface FileHunks {
   readonly added: LineRange[];
   /** New-side extent of every hunk, context lines included (reviewdog's diff_context). */
   readonly hunks: LineRange[];
+  /**
+   * Old-side extent of every hunk, context lines included: where a comment on the base side
+   * (GitHub's `side: "LEFT"`) may go. A hunk that only adds has none on this side, as one that
+   * only deletes has none in `hunks`.
+   */
+  readonly baseHunks: LineRange[];
 }
 
-const HUNK_HEADER = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
+const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 /**
  * The most of one line kept: a header needs no more (a C-quoted path of 4,096 bytes is at most
  * 16 KiB), and a content line is read by its first character. A PR adding one 64 MiB line cost
@@ -90,12 +96,13 @@ export class PatchParser {
   #hunkHeader(line: string): void {
     const match = HUNK_HEADER.exec(line);
     if (match === null) return;
-    this.#oldLeft = match[1] === undefined ? 1 : Number(match[1]);
-    this.#newLine = Number(match[2]);
-    this.#newLeft = match[3] === undefined ? 1 : Number(match[3]);
-    if (this.#newLeft > 0 && this.#path !== null) {
-      this.#current().hunks.push({ start: this.#newLine, end: this.#newLine + this.#newLeft - 1 });
-    }
+    const oldLine = Number(match[1]);
+    this.#oldLeft = match[2] === undefined ? 1 : Number(match[2]);
+    this.#newLine = Number(match[3]);
+    this.#newLeft = match[4] === undefined ? 1 : Number(match[4]);
+    if (this.#path === null) return;
+    if (this.#newLeft > 0) this.#current().hunks.push({ start: this.#newLine, end: this.#newLine + this.#newLeft - 1 });
+    if (this.#oldLeft > 0) this.#current().baseHunks.push({ start: oldLine, end: oldLine + this.#oldLeft - 1 });
   }
 
   #hunkLine(line: string): void {
@@ -120,7 +127,7 @@ export class PatchParser {
     const path = this.#path ?? "";
     let entry = this.#files.get(path);
     if (entry === undefined) {
-      entry = { added: [], hunks: [] };
+      entry = { added: [], hunks: [], baseHunks: [] };
       this.#files.set(path, entry);
     }
     return entry;

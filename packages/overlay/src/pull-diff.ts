@@ -14,7 +14,10 @@ export interface ChangedFile {
   readonly status: ChangeStatus;
   readonly binary: boolean;
   readonly addedLines: readonly LineRange[];
+  /** Head-side (RIGHT) extent of every hunk, context lines included. */
   readonly hunks: readonly LineRange[];
+  /** Base-side (LEFT) extent of every hunk, in the lines of `previousPath ?? path` at `fromSha`. */
+  readonly baseHunks: readonly LineRange[];
 }
 
 export interface PullDiff {
@@ -28,7 +31,8 @@ export interface PullDiff {
 const DIFF_FLAGS = ["-M", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative"] as const;
 
 /**
- * The changes a PR makes: files with status, and the head-side lines it added and the hunk extents.
+ * The changes a PR makes: files with status, the head-side lines it added, and the hunk extents on
+ * both sides.
  * Three-dot semantics like GitHub: the diff runs from the merge base of base and head (falling back
  * to the base itself for unrelated histories).
  */
@@ -71,6 +75,7 @@ export async function computePullDiff(
       binary: binary.has(change.path),
       addedLines: hunks?.added ?? [],
       hunks: hunks?.hunks ?? [],
+      baseHunks: hunks?.baseHunks ?? [],
     };
   });
   return { baseSha, headSha, fromSha, files };
