@@ -53,6 +53,11 @@ export interface Checkout {
   readonly baseSha: string;
   readonly overlay: OverlayResult;
   readonly diff: PullDiff;
+  /**
+   * The mirror holding the job's objects, for reading them by SHA (never through `dir`, whose
+   * files the PR controls). Valid until `release()`: the job's refs keep those objects alive.
+   */
+  readonly git: { readonly context: GitContext; readonly gitDir: string };
   /** Removes the work tree and the job's refs. Idempotent. */
   release(): Promise<void>;
 }
@@ -136,7 +141,8 @@ export class CloneCache {
             : { from: "ref", ref: config.ref, sha: fetched.configSha };
       const overlay = await applyTrustedOverlay(this.#context, mirror, dir, trusted);
       const diff = await computePullDiff(this.#context, mirror, fetched.baseSha, fetched.headSha);
-      return { id, dir, headSha: fetched.headSha, baseSha: fetched.baseSha, overlay, diff, release };
+      const git = { context: this.#context, gitDir: mirror };
+      return { id, dir, headSha: fetched.headSha, baseSha: fetched.baseSha, overlay, diff, git, release };
     } catch (err) {
       await release();
       throw err;

@@ -28,7 +28,8 @@ export interface PullDiff {
   readonly files: readonly ChangedFile[];
 }
 
-const DIFF_FLAGS = ["-M", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative"] as const;
+/** The flags of every PR diff: rename detection, and no external diff, textconv or colour. */
+export const DIFF_FLAGS = ["-M", "--no-ext-diff", "--no-textconv", "--no-color", "--no-relative"] as const;
 
 /**
  * The changes a PR makes: files with status, the head-side lines it added, and the hunk extents on
