@@ -1,4 +1,4 @@
-import type { PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/queue/published-report";
 
 /** A report with nothing in it, as a worker would send for a clean PR: what the worker-route suites report. */
 export const EMPTY_REPORT: PublishedReport = {
@@ -12,4 +12,5 @@ export const EMPTY_REPORT: PublishedReport = {
   errors: [],
   hunks: {},
   durationMs: 5,
+  ai: AI_REVIEW_OFF,
 };

@@ -9,7 +9,7 @@ import { createLocalSink } from "@reviewbot/api/local-sink";
 import { startPublisher } from "@reviewbot/api/start-publisher";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/queue/published-report";
 import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
@@ -32,6 +32,7 @@ const report: PublishedReport = {
   errors: [],
   hunks: { "src/a.ts": [{ start: 1, end: 10 }] },
   durationMs: 20,
+  ai: AI_REVIEW_OFF,
 };
 
 /** A review of `head`; a higher-numbered head of a PR is a later one (its `updated_at` is later). */

@@ -1,3 +1,4 @@
+import { AI_REVIEW_OFF } from "@reviewbot/queue/published-report";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -65,7 +66,7 @@ async function post(path: "claim" | "report", body: unknown, credential = ATTACK
   return { status: res.status, code: json.error?.code, message: json.error?.message };
 }
 
-const report = { engine: "none", sandboxed: false, overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] }, configErrors: [], helpers: [], findings: [], filtered: { mode: "added", dropped: 0 }, errors: [], hunks: {}, durationMs: 1 };
+const report = { engine: "none", sandboxed: false, overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] }, configErrors: [], helpers: [], findings: [], filtered: { mode: "added", dropped: 0 }, errors: [], hunks: {}, durationMs: 1, ai: AI_REVIEW_OFF };
 
 describe("the worker's Redis user", () => {
   it.each([

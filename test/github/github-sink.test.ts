@@ -1,6 +1,6 @@
 import { createGitHubSink, type GitHubSinkDeps } from "@reviewbot/github/github-sink";
 import type { CompletedTask } from "@reviewbot/queue/github-task";
-import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedFinding, type PublishedReport } from "@reviewbot/queue/published-report";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -73,6 +73,7 @@ function report(findings: PublishedFinding[], hunks: Record<string, { start: num
     errors: [],
     hunks,
     durationMs: 1000,
+    ai: AI_REVIEW_OFF,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
+import { type AiOffer, JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
 import { isAppError } from "@reviewbot/core/errors";
@@ -55,7 +55,7 @@ export interface ApiDeps {
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
     /** The model broker; null when no model is configured: the model, fetch and AI-cache routes answer 404. */
-    readonly model: (ModelBrokerSettings & { readonly fetcher: UrlFetcher | null }) | null;
+    readonly model: (ModelBrokerSettings & { readonly fetcher: UrlFetcher | null; readonly offer: Omit<AiOffer, "fetchUrl"> }) | null;
   } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
   readonly dashboard: BasicCredentials | null;
@@ -81,7 +81,8 @@ export function createApiApp(deps: ApiDeps): Express {
   if (deps.workers !== null) {
     const { registry, tokens, slots, maxReportBytes, model } = deps.workers;
     const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
-    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber }));
+    const ai = model === null ? null : { ...model.offer, fetchHosts: model.fetcher !== null };
+    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
     if (model !== null) {
       app.post(JOB_MODEL_PATH, modelHandler({ ...common, model }));

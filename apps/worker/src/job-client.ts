@@ -1,9 +1,16 @@
 import type { z } from "zod";
 import { AppError, ERROR_CATALOGUE, isAppError, type ErrorCode } from "@reviewbot/core/errors";
+import type { ChatRequest } from "@reviewbot/llm/chat";
 import {
+  AiCacheResponse,
   ClaimResponse,
+  FetchResponse,
+  JOB_AI_CACHE_PATH,
   JOB_CLAIM_PATH,
+  JOB_FETCH_PATH,
+  JOB_MODEL_PATH,
   JOB_REPORT_PATH,
+  ModelResponse,
   ReportResponse,
   type JobOutcome,
 } from "@reviewbot/queue/worker-protocol";
@@ -14,6 +21,8 @@ export interface JobClientOptions {
   /** This worker's `<name>.<secret>` (REVIEWBOT_WORKER_CREDENTIAL). */
   readonly credential: string;
   readonly timeoutMs: number;
+  /** The deadline of one model call through the broker, which retries the provider itself (default 10 min). */
+  readonly modelTimeoutMs?: number;
   /** Attempts per call for network errors and 5xx answers; default 3. */
   readonly attempts?: number;
 }
@@ -24,6 +33,12 @@ export interface JobClient {
   claim(jobId: string, lockToken: string): Promise<ClaimResponse>;
   /** How the job ended; the api publishes it once. */
   report(jobId: string, lockToken: string, outcome: JobOutcome): Promise<ReportResponse>;
+  /** One model call through the api's broker (the key stays there). */
+  model(jobId: string, lockToken: string, request: ChatRequest, signal?: AbortSignal): Promise<ModelResponse>;
+  /** The model's `fetch_url`, performed by the api under the operator's allowlist. */
+  fetchUrl(jobId: string, lockToken: string, url: string, signal?: AbortSignal): Promise<FetchResponse>;
+  /** A cached chunk result of this job's PR and head (`get`), or stores one (`put`). */
+  aiCache(jobId: string, lockToken: string, key: string, result?: unknown): Promise<AiCacheResponse>;
 }
 
 /**
@@ -32,17 +47,18 @@ export interface JobClient {
  * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few
  * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried. `INSTALLATION_BUSY` is
  * not retried here: it carries the api's `Retry-After` (as `details.retryAfterMs`) for the job's caller.
+ * Nor are the broker's `LLM_*` answers: the broker already retried the provider, and each call costs.
  */
 export function createJobClient(options: JobClientOptions): JobClient {
   const base = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
-  const call = async <T extends z.ZodType>(path: string, body: unknown, schema: T): Promise<z.infer<T>> => {
+  const call = async <T extends z.ZodType>(path: string, body: unknown, schema: T, timing: Timing = { timeoutMs: options.timeoutMs }): Promise<z.infer<T>> => {
     const attempts = options.attempts ?? 3;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await post(new URL(path.slice(1), base), body, schema, options);
+        return await post(new URL(path.slice(1), base), body, schema, options.credential, timing);
       } catch (err) {
         // A busy installation stays busy for a while: the job waits in the queue, not in this call.
-        const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY");
+        const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY" && !err.code.startsWith("LLM_"));
         if (!retry || attempt >= attempts) throw err;
         await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
       }
@@ -51,20 +67,33 @@ export function createJobClient(options: JobClientOptions): JobClient {
   return {
     claim: (jobId, lockToken) => call(JOB_CLAIM_PATH, { jobId, lockToken }, ClaimResponse),
     report: (jobId, lockToken, outcome) => call(JOB_REPORT_PATH, { jobId, lockToken, outcome }, ReportResponse),
+    model: (jobId, lockToken, request, signal) =>
+      call(JOB_MODEL_PATH, { jobId, lockToken, request }, ModelResponse, { timeoutMs: options.modelTimeoutMs ?? 600_000, signal }),
+    fetchUrl: (jobId, lockToken, url, signal) => call(JOB_FETCH_PATH, { jobId, lockToken, url }, FetchResponse, { timeoutMs: options.timeoutMs, signal }),
+    aiCache: (jobId, lockToken, key, result) =>
+      call(JOB_AI_CACHE_PATH, result === undefined ? { jobId, lockToken, op: "get", key } : { jobId, lockToken, op: "put", key, result }, AiCacheResponse),
   };
 }
 
-async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, options: JobClientOptions): Promise<z.infer<T>> {
+interface Timing {
+  readonly timeoutMs: number;
+  /** The review's own signal: a cancelled review stops waiting for the api at once. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, credential: string, timing: Timing): Promise<z.infer<T>> {
   let response: Response;
+  const deadline = AbortSignal.timeout(timing.timeoutMs);
   try {
     response = await fetch(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${options.credential}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
       body: JSON.stringify(body),
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: timing.signal === undefined ? deadline : AbortSignal.any([deadline, timing.signal]),
       redirect: "error",
     });
   } catch (err) {
+    timing.signal?.throwIfAborted();
     throw new AppError("API_UNAVAILABLE", "the api is unreachable", { cause: err });
   }
   const json = (await response.json().catch(() => null)) as { error?: { code?: unknown; message?: unknown } } | null;
@@ -74,6 +103,8 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, opt
     // A refused credential says nothing about the job: another worker may run it (retryable).
     if (code === "UNAUTHENTICATED") throw new AppError("API_UNAVAILABLE", `the api refused this worker's credential (revoked?): ${message}`);
     if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`, { details: retryAfter(response) });
+    // The broker's word on the model (it retried the provider already) keeps its code.
+    if (code.startsWith("LLM_") && isCatalogued(code)) throw new AppError(code, `the model broker answered: ${message}`);
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }
   const parsed = schema.safeParse(json);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { aiOff } from "@reviewbot/review/ai/ai-report";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { toPublishedReport } from "./to-published-report.js";
 
@@ -12,7 +13,8 @@ const report: Report = {
   engine: "bwrap", sandboxed: true, overlay: { source: "ref", failedClosed: false, reason: null, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [".ai/x"] },
   context: null, config: { errors: [] }, helpers: [helper], findings: [finding],
   filtered: { mode: "added", dropped: 2, skippedByContext: 0 }, errors: [], hunks: { "a.py": [{ start: 1, end: 5 }] },
-  timings: { checkoutMs: 1, contextMs: 1, helpersMs: 1, findingsMs: 1, totalMs: 40.4 },
+  timings: { checkoutMs: 1, contextMs: 1, helpersMs: 1, findingsMs: 1, aiMs: 0, totalMs: 40.4 },
+  ai: aiOff(),
 };
 
 describe("toPublishedReport", () => {

@@ -41,6 +41,14 @@ export function toPublishedReport(report: Report): PublishedReport {
     errors: report.errors.slice(0, 200).map(cut),
     hunks: Object.fromEntries(Object.entries(report.hunks).map(([path, ranges]) => [path, ranges.slice(0, 10_000).map(({ start, end }) => ({ start, end }))])),
     durationMs: Math.max(0, Math.round(report.timings.totalMs)),
+    ai: {
+      ...report.ai,
+      summary: report.ai.summary.slice(0, 8000),
+      findings: report.ai.findings.slice(0, 500),
+      unplaced: report.ai.unplaced.slice(0, 500),
+      coverage: { ...report.ai.coverage, skipped: report.ai.coverage.skipped.slice(0, 1000) },
+      note: report.ai.note === null ? null : cut(report.ai.note),
+    },
   });
 }
 

@@ -16,6 +16,7 @@ const STAGES = [
   ["context", "contextMs"],
   ["helpers", "helpersMs"],
   ["findings", "findingsMs"],
+  ["ai", "aiMs"],
   ["total", "totalMs"],
 ] as const satisfies readonly (readonly [string, keyof ReviewTimings])[];
 

@@ -17,7 +17,7 @@ export interface GitHubSinkDeps {
   readonly redis: Redis;
   readonly logger: Logger;
   readonly scrubber: SecretScrubber;
-  /** REVIEWBOT_REVIEW_COMMENTS=on: also post findings on changed lines as one PR review per head. */
+  /** REVIEWBOT_REVIEW_COMMENTS=on: also post helper findings on changed lines in the PR review (AI comments always go there). */
   readonly reviewComments: boolean;
   readonly maxAnnotations?: number;
   readonly maxReviewComments?: number;
@@ -56,9 +56,10 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }),
       });
       await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
-      if (!deps.reviewComments || supersededBy !== null) return;
+      if (supersededBy !== null || (!deps.reviewComments && report.ai.findings.length === 0)) return;
       const review = renderReviewComments(report, {
         headSha: task.review.headSha,
+        helperComments: deps.reviewComments,
         ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
       });
       if (review === null) return;

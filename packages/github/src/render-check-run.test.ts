@@ -1,4 +1,4 @@
-import type { PublishedFinding, PublishedHelper, PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedFinding, type PublishedHelper, type PublishedReport } from "@reviewbot/queue/published-report";
 import { describe, expect, it } from "vitest";
 import { decideConclusion, renderCheckRun } from "./render-check-run.js";
 
@@ -33,6 +33,7 @@ const report = (patch: Partial<PublishedReport> = {}): PublishedReport => ({
   errors: [],
   hunks: {},
   durationMs: 10,
+  ai: AI_REVIEW_OFF,
   ...patch,
 });
 

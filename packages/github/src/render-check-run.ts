@@ -1,4 +1,4 @@
-import type { PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
@@ -30,17 +30,22 @@ const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"
  * The conclusion rule (fail closed): `failure` when there is an error-severity finding, a
  * configuration error, an overlay that failed closed, a pipeline error, or a helper that did not
  * finish (failed, timeout, OOM, output cut, cancelled) — branch protection treats `neutral` as
- * passing, so a PR author who makes a helper hang must not get a passing check. Otherwise
- * `neutral` when there are warnings, else `success`.
+ * passing, so a PR author who makes a helper hang must not get a passing check. An AI review
+ * counts like a helper: its findings by severity, and a `failed` one makes the review incomplete
+ * (a PR that talks the model out of submitting must not pass for it). The model has no say in the
+ * conclusion other than the severities it gave. Otherwise `neutral` when there are warnings (an AI
+ * review that covered only part of the PR is at most `neutral`), else `success`.
  */
 export function decideConclusion(report: PublishedReport): { conclusion: CheckConclusion; incomplete: boolean } {
   const incomplete =
     report.configErrors.length > 0 ||
     report.overlay.failedClosed ||
     report.errors.length > 0 ||
-    report.helpers.some((helper) => INCOMPLETE.has(helper.outcome));
-  if (incomplete || report.findings.some((f) => f.severity === "error")) return { conclusion: "failure", incomplete };
-  if (report.findings.some((f) => f.severity === "warning")) return { conclusion: "neutral", incomplete };
+    report.helpers.some((helper) => INCOMPLETE.has(helper.outcome)) ||
+    report.ai.status === "failed";
+  const severities = [...report.findings, ...report.ai.findings].map((f) => f.severity);
+  if (incomplete || severities.includes("error")) return { conclusion: "failure", incomplete };
+  if (severities.includes("warning") || report.ai.status === "partial") return { conclusion: "neutral", incomplete };
   return { conclusion: "success", incomplete };
 }
 
@@ -70,7 +75,7 @@ export function renderCheckRun(
     };
   }
   const { report } = outcome;
-  const annotations = orderFindings(report.findings)
+  const annotations = orderFindings([...report.findings, ...aiAnnotated(report)])
     .slice(0, options.maxAnnotations ?? DEFAULT_MAX_ANNOTATIONS)
     .map(renderAnnotation);
   const { conclusion, incomplete } = decideConclusion(report);
@@ -78,9 +83,26 @@ export function renderCheckRun(
   return { conclusion, title: titleFor(report, incomplete), summary, ...(text === "" ? {} : { text }), annotations };
 }
 
+/** The AI review's findings on the head side, as annotations (a removed line has no place in the head's file). */
+function aiAnnotated(report: PublishedReport): PublishedFinding[] {
+  return report.ai.findings
+    .filter((finding) => finding.side === "RIGHT")
+    .map((finding) => ({
+      path: finding.path,
+      line: finding.startLine ?? finding.line,
+      endLine: finding.line,
+      column: null,
+      severity: finding.severity,
+      message: `${finding.title}\n\n${finding.body}`,
+      rule: finding.category,
+      helper: "ai",
+    }));
+}
+
 function titleFor(report: PublishedReport, incomplete: boolean): string {
+  const all = [...report.findings, ...report.ai.findings];
   const counts = (["error", "warning", "notice"] as const)
-    .map((severity) => [severity, report.findings.filter((f) => f.severity === severity).length] as const)
+    .map((severity) => [severity, all.filter((f) => f.severity === severity).length] as const)
     .filter(([, n]) => n > 0)
     .map(([severity, n]) => countOf(n, severity));
   const findings = counts.length === 0 ? "no problems found" : counts.join(", ");

@@ -1,4 +1,4 @@
-import { PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, PublishedReport } from "@reviewbot/queue/published-report";
 import { describe, expect, it } from "vitest";
 import { renderReportSummary } from "./render-report-summary.js";
 
@@ -17,6 +17,7 @@ const report = (overlay: PublishedReport["overlay"]): PublishedReport =>
     errors: [],
     hunks: {},
     durationMs: 10,
+    ai: AI_REVIEW_OFF,
   });
 
 const configuration = (overlay: PublishedReport["overlay"]): string =>

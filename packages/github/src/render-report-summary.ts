@@ -2,6 +2,7 @@ import type { PublishedReport } from "@reviewbot/queue/published-report";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 import { countOf } from "./count-of.js";
+import { renderAiSummary } from "./render-ai-summary.js";
 
 /** GitHub's limit for a check run's `output.summary` and `output.text`. */
 export const CHECK_OUTPUT_MAX_BYTES = 65_535;
@@ -47,6 +48,7 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
   } else {
     summary.push("", "No helpers ran.");
   }
+  summary.push(...renderAiSummary(report.ai));
   const text: string[] = [];
   for (const helper of report.helpers.filter((h) => h.problems.length > 0)) {
     text.push(`### ${sanitiseMarkdown(helper.name)} (${sanitiseMarkdown(helper.image)})`, ...helper.problems.map((p) => `- ${sanitiseMarkdown(p)}`), "");

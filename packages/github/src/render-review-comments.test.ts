@@ -1,4 +1,4 @@
-import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedFinding, type PublishedReport } from "@reviewbot/queue/published-report";
 import { describe, expect, it } from "vitest";
 import { renderReviewComments, reviewMarker } from "./render-review-comments.js";
 
@@ -25,6 +25,7 @@ const report = (findings: PublishedFinding[]): PublishedReport => ({
   errors: [],
   hunks: { "src/a.ts": [{ start: 10, end: 20 }, { start: 40, end: 45 }] },
   durationMs: 1,
+  ai: AI_REVIEW_OFF,
 });
 
 describe("renderReviewComments", () => {

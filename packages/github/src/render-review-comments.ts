@@ -1,15 +1,16 @@
-import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedAiFinding, PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
 import { orderFindings } from "./render-annotations.js";
+import { stripControls } from "@reviewbot/core/strip-controls";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 
-/** One comment of a PR review, anchored on the head side of the diff. */
+/** One comment of a PR review, anchored on one side of the diff. */
 export interface ReviewComment {
   readonly path: string;
   readonly line: number;
-  readonly side: "RIGHT";
+  readonly side: "RIGHT" | "LEFT";
   readonly start_line?: number;
-  readonly start_side?: "RIGHT";
+  readonly start_side?: "RIGHT" | "LEFT";
   readonly body: string;
 }
 
@@ -28,21 +29,24 @@ export function reviewMarker(headSha: string): string {
 }
 
 /**
- * Renders the optional PR review: one comment per finding whose line lies inside a hunk of the
- * diff (GitHub rejects the whole review if one comment is off the diff). A range becomes a
- * multi-line comment only when both ends lie in the same hunk; otherwise the comment sits on the
- * start line. Findings outside every hunk, and file-level findings, stay annotation-only: the
- * create-review endpoint has no file-level comments, and the check run already shows them.
- * Returns null when no finding can be commented on.
+ * Renders the PR review: the AI review's comments (the worker placed each on one hunk of its side
+ * and checked its anchor text), then, with `helperComments`, one comment per helper finding whose
+ * line lies inside a hunk of the diff (GitHub rejects the whole review if one comment is off the
+ * diff). A range becomes a multi-line comment only when both ends lie in the same hunk;
+ * otherwise the comment sits on the start line. Findings outside every hunk, and file-level
+ * findings, stay annotation-only: the create-review endpoint has no file-level comments, and the
+ * check run already shows them. Returns null when no finding can be commented on.
  */
 export function renderReviewComments(
   report: PublishedReport,
-  options: { readonly headSha: string; readonly maxComments?: number },
+  options: { readonly headSha: string; readonly maxComments?: number; readonly helperComments?: boolean },
 ): RenderedReview | null {
   const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
-  const anchored = orderFindings(report.findings)
-    .map((finding) => anchor(finding, report.hunks[finding.path] ?? []))
-    .filter((comment) => comment !== null);
+  const helpers = options.helperComments ?? true;
+  const anchored = [
+    ...report.ai.findings.map(aiComment),
+    ...(helpers ? orderFindings(report.findings).map((finding) => anchor(finding, report.hunks[finding.path] ?? [])) : []),
+  ].filter((comment) => comment !== null);
   if (anchored.length === 0) return null;
   const comments = anchored.slice(0, max);
   const more = anchored.length - comments.length;
@@ -71,4 +75,29 @@ function anchor(finding: PublishedFinding, hunks: readonly { start: number; end:
 function commentBody(finding: PublishedFinding): string {
   const title = finding.rule === null ? finding.helper : `${finding.helper}: ${finding.rule}`;
   return truncateUtf8(`**${sanitiseMarkdown(title)}** (${finding.severity})\n\n${sanitiseMarkdown(finding.message, { inline: false })}`, COMMENT_MAX_BYTES);
+}
+
+/**
+ * An AI finding as a review comment: title and body escaped like helper messages (no link, image,
+ * HTML or mention can form), a suggestion in a fence longer than any backtick run inside it (so it
+ * cannot close the fence early) with control and bidi characters removed.
+ */
+function aiComment(finding: PublishedAiFinding): ReviewComment {
+  const heading = `**${sanitiseMarkdown(finding.title)}** (${finding.severity}, ${finding.category}, AI review)`;
+  const parts = [heading, sanitiseMarkdown(finding.body, { inline: false })];
+  if (finding.suggestion !== null && finding.side === "RIGHT") {
+    // Inside a fence nothing renders and nobody is mentioned: only the fence itself must hold.
+    const text = stripControls(finding.suggestion);
+    const fence = "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
+    parts.push(`${fence}suggestion\n${text}\n${fence}`);
+  }
+  const body = truncateUtf8(parts.join("\n\n"), COMMENT_MAX_BYTES);
+  const range = finding.startLine !== null && finding.startLine < finding.line ? { start_line: finding.startLine, start_side: finding.side } : {};
+  return { path: finding.path, ...range, line: finding.line, side: finding.side, body };
+}
+
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return longest;
 }

@@ -37,6 +37,44 @@ export const PublishedConfigCommit = z.strictObject({
 });
 export type PublishedConfigCommit = z.infer<typeof PublishedConfigCommit>;
 
+/** The AI review's categories: the closed set `submit_review` offers the model. */
+export const AI_CATEGORIES = ["bug", "security", "performance", "correctness", "maintainability", "style", "docs", "tests"] as const;
+
+/** A model-written finding the worker placed on a diff line (path in the diff, line in one hunk, anchor text matched). */
+export const PublishedAiFinding = z.strictObject({
+  path: z.string().min(1).max(4096),
+  side: z.enum(["RIGHT", "LEFT"]),
+  startLine: z.number().int().positive().nullable(),
+  line: z.number().int().positive(),
+  severity: z.enum(["error", "warning", "notice"]),
+  category: z.enum(AI_CATEGORIES),
+  title: z.string().max(200),
+  body: z.string().max(4000),
+  suggestion: z.string().max(4000).nullable(),
+});
+export type PublishedAiFinding = z.infer<typeof PublishedAiFinding>;
+
+/**
+ * The AI review: `off` (no model configured), `done`, `partial` (a budget ended it early or some
+ * chunks gave no review: `coverage` says what was reviewed) or `failed` (`note` says why). Never
+ * raw model text: the summary and findings are validated fields of the model's `submit_review`.
+ */
+export const PublishedAi = z.strictObject({
+  status: z.enum(["off", "done", "partial", "failed"]),
+  model: z.string().max(200).nullable(),
+  summary: z.string().max(8000),
+  findings: z.array(PublishedAiFinding).max(500),
+  unplaced: z.array(z.strictObject({ path: z.string().max(4096), line: z.number().int().nonnegative(), title: z.string().max(200), reason: z.string().max(500) })).max(500),
+  usage: z.strictObject({ inputTokens: z.int().nonnegative(), outputTokens: z.int().nonnegative(), turns: z.int().nonnegative(), toolCalls: z.int().nonnegative() }),
+  coverage: z.strictObject({
+    files: z.int().nonnegative(),
+    reviewedFiles: z.int().nonnegative(),
+    skipped: z.array(z.strictObject({ path: z.string().max(4096), reason: z.string().max(200) })).max(1000),
+  }),
+  note: z.string().max(2000).nullable(),
+});
+export type PublishedAi = z.infer<typeof PublishedAi>;
+
 /**
  * What a worker hands the publisher: everything a check run and review comments need, nothing
  * secret. `hunks` are the head-side hunk extents of each file with findings, so review comments
@@ -61,5 +99,18 @@ export const PublishedReport = z.strictObject({
   errors: z.array(z.string().max(2000)).max(200),
   hunks: z.record(z.string(), z.array(range).max(10_000)),
   durationMs: z.number().int().nonnegative(),
+  ai: PublishedAi,
 });
 export type PublishedReport = z.infer<typeof PublishedReport>;
+
+/** The AI review of a report when no model is configured (or the reviewer has none to offer). */
+export const AI_REVIEW_OFF: PublishedAi = Object.freeze({
+  status: "off",
+  model: null,
+  summary: "",
+  findings: [],
+  unplaced: [],
+  usage: { inputTokens: 0, outputTokens: 0, turns: 0, toolCalls: 0 },
+  coverage: { files: 0, reviewedFiles: 0, skipped: [] },
+  note: null,
+});

@@ -27,11 +27,25 @@ const jobRef = {
 export const ClaimRequest = z.strictObject(jobRef);
 export type ClaimRequest = z.infer<typeof ClaimRequest>;
 
+/**
+ * What the api's model broker offers this job: null when no model is configured (the AI review is
+ * off). `fetchUrl` is false when no host is allowlisted or the repository is private.
+ */
+export const AiOffer = z.strictObject({
+  model: z.string().min(1).max(200),
+  maxOutputTokens: z.int().positive(),
+  contextTokens: z.int().positive(),
+  jobTokens: z.int().positive(),
+  fetchUrl: z.boolean(),
+});
+export type AiOffer = z.infer<typeof AiOffer>;
+
 /** The job as the api sealed it; a read token for its repository when the api holds a GitHub App. */
 export const ClaimResponse = z.strictObject({
   job: ReviewJob,
   token: z.string().min(1).max(1000).nullable(),
   expiresAt: z.string().max(100).nullable(),
+  ai: AiOffer.nullable(),
 });
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 

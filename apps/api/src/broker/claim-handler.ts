@@ -4,7 +4,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { ClaimRequest, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import { ClaimRequest, type AiOffer, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
@@ -24,6 +24,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
   readonly slots: InstallationSlots;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
+  /** What the model broker offers every job (fetch_url only with allowlisted hosts); null: AI review off. */
+  readonly ai: (Omit<AiOffer, "fetchUrl"> & { readonly fetchHosts: boolean }) | null;
 }
 
 /**
@@ -46,7 +48,7 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
       // Only a claim that passed the checks above counts against its installation's cap (issue 11).
       await deps.slots.acquire(job.installationId, body.jobId, fresh);
-      const answer: ClaimResponse = { job, token: null, expiresAt: null };
+      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai: aiOffer(deps.ai, job.repositoryPrivate) };
       if (deps.tokens !== null) {
         const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
         const expires = Date.parse(minted.expiresAt);
@@ -62,4 +64,11 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       refuseWorkerRequest(response, err, fields, deps.logger);
     }
   };
+}
+
+/** fetch_url is offered only with allowlisted hosts and never for a private repository (the broker refuses it too). */
+function aiOffer(ai: ClaimDeps["ai"], repositoryPrivate: boolean): AiOffer | null {
+  if (ai === null) return null;
+  const { fetchHosts, ...offer } = ai;
+  return { ...offer, fetchUrl: fetchHosts && !repositoryPrivate };
 }
