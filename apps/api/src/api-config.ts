@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./decide-delivery.js";
 import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./body-read-slots.js";
 
@@ -71,9 +72,12 @@ export const ApiConfig = z
     REVIEWBOT_REVIEW_COMMAND: z.string().regex(/^\S{1,100}$/, "must be one word without spaces").default("/review"),
     REVIEWBOT_PR_ACTIONS: subsetOf(PULL_REQUEST_ACTIONS),
     REVIEWBOT_COMMAND_ASSOCIATIONS: subsetOf(COMMAND_ASSOCIATIONS),
+    // The model broker (issue 14): the api alone holds the model's key, as it holds the App key.
+    ...LLM_ENV_FIELDS,
   })
   .strict()
   .superRefine((config, ctx) => {
+    refineLlmEnv(config, ctx);
     if (config.REVIEWBOT_SINK === "local") {
       if (config.REVIEWBOT_LOCAL_SINK_DIR === undefined) {
         ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_SINK_DIR"], message: "is required when REVIEWBOT_SINK=local" });

@@ -18,7 +18,9 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
+import { toLlmSettings } from "@reviewbot/llm/llm-settings";
 import { loadApiConfig, type ApiConfig } from "./api-config.js";
+import { createModelBroker } from "./model-broker.js";
 import { createApiMetrics, type ApiMetrics } from "./api-metrics.js";
 import { createApiApp } from "./create-api-app.js";
 import type { PullRequestResolver } from "./handle-github-task.js";
@@ -104,7 +106,7 @@ async function main(): Promise<void> {
             tokens: mint === null || vault === null ? null : { mint, vault, ttlMs: config.REVIEWBOT_JOB_TOKEN_TTL_MS },
             slots,
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
-            model: null,
+            model: createModelBroker(toLlmSettings(config), redis, scrubber),
           },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });

@@ -1,0 +1,37 @@
+import type { Redis } from "ioredis";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
+import { priceOf } from "@reviewbot/llm/llm-prices";
+import type { LlmSettings } from "@reviewbot/llm/llm-settings";
+import { createModelClient } from "@reviewbot/llm/model-client";
+import type { ApiDeps } from "./create-api-app.js";
+import { ModelBudget } from "./broker/model-budget.js";
+
+type BrokerSettings = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
+
+/**
+ * The model broker's parts from the operator's settings: the upstream client (the key lives in
+ * it, registered with the scrubber first), the budget counters, the price table, the allowlisted
+ * fetcher, and what claims offer workers. Null when no model is configured.
+ */
+export function createModelBroker(llm: LlmSettings, redis: Redis, scrubber: SecretScrubber): BrokerSettings | null {
+  if (!llm.enabled) return null;
+  if (llm.apiKey !== "") scrubber.register(llm.apiKey);
+  const client = createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });
+  const budget = new ModelBudget(redis, {
+    jobTokens: llm.jobTokens,
+    installationDailyTokens: llm.installationDailyTokens,
+    jobMicrodollars: llm.jobMicrodollars,
+    installationDailyMicrodollars: llm.installationDailyMicrodollars,
+  });
+  const hosts = llm.fetchHosts;
+  return {
+    upstream: { model: llm.model, complete: (request, signal) => client.complete(request, signal) },
+    models: llm.models,
+    maxTokens: llm.maxTokens,
+    budget,
+    price: (usage, model) => priceOf(usage, model, llm.prices),
+    fetcher: hosts.length === 0 ? null : (url, signal) => fetchAllowlisted(url, { hosts, signal }),
+    offer: { model: llm.model, maxOutputTokens: llm.maxTokens, contextTokens: llm.contextTokens, jobTokens: llm.jobTokens },
+  };
+}
