@@ -103,12 +103,23 @@ describe("decideDelivery", () => {
         baseSha: BASE,
         baseRef: "main",
         defaultBranch: "trunk",
+        repositoryPrivate: true,
         pullUpdatedAt: UPDATED,
         headFrom: "event",
         deliveryId: DELIVERY,
         trigger: "pull_request",
       },
     });
+  });
+
+  it.each([
+    ["a repository the payload says is public", false, false],
+    ["a private repository", true, true],
+    ["a payload that does not say (fail closed: private)", undefined, true],
+  ])("%s: repositoryPrivate decides whether the model may fetch URLs", (_name, flag, expected) => {
+    const payload = pullRequest("opened") as { repository: Record<string, unknown> };
+    const decided = decideDelivery("pull_request", DELIVERY, { ...payload, repository: { ...payload.repository, private: flag } }, filter);
+    expect(decided).toMatchObject({ kind: "review", job: { repositoryPrivate: expected } });
   });
 
   it("looks up the PR of a rerequested check run instead of trusting the head it names", () => {
