@@ -15,6 +15,9 @@ import {
   type JobOutcome,
 } from "@reviewbot/queue/worker-protocol";
 
+/** The broker's answers about the model and fetches: final for the call, whatever their status. */
+const BROKER_ANSWERS: ReadonlySet<ErrorCode> = new Set(["LLM_UNAVAILABLE", "LLM_REFUSED", "LLM_RESPONSE_INVALID", "LLM_BUDGET_EXCEEDED", "FETCH_FAILED"]);
+
 export interface JobClientOptions {
   /** The api's base URL (REVIEWBOT_API_URL). */
   readonly apiUrl: string;
@@ -47,7 +50,7 @@ export interface JobClient {
  * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few
  * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried. `INSTALLATION_BUSY` is
  * not retried here: it carries the api's `Retry-After` (as `details.retryAfterMs`) for the job's caller.
- * Nor are the broker's `LLM_*` answers: the broker already retried the provider, and each call costs.
+ * Nor are the broker's `LLM_*` and `FETCH_FAILED` answers: the broker already retried, and each call costs.
  */
 export function createJobClient(options: JobClientOptions): JobClient {
   const base = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
@@ -58,7 +61,7 @@ export function createJobClient(options: JobClientOptions): JobClient {
         return await post(new URL(path.slice(1), base), body, schema, options.credential, timing);
       } catch (err) {
         // A busy installation stays busy for a while: the job waits in the queue, not in this call.
-        const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY" && !err.code.startsWith("LLM_"));
+        const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY" && !BROKER_ANSWERS.has(err.code));
         if (!retry || attempt >= attempts) throw err;
         await new Promise((resolve) => setTimeout(resolve, 250 * 2 ** attempt));
       }
@@ -103,8 +106,8 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, cre
     // A refused credential says nothing about the job: another worker may run it (retryable).
     if (code === "UNAUTHENTICATED") throw new AppError("API_UNAVAILABLE", `the api refused this worker's credential (revoked?): ${message}`);
     if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`, { details: retryAfter(response) });
-    // The broker's word on the model (it retried the provider already) keeps its code.
-    if (code.startsWith("LLM_") && isCatalogued(code)) throw new AppError(code, `the model broker answered: ${message}`);
+    // The broker's word on the model or a fetch (it retried the provider already) keeps its code.
+    if (isCatalogued(code) && BROKER_ANSWERS.has(code)) throw new AppError(code, `the broker answered: ${message}`);
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }
   const parsed = schema.safeParse(json);
