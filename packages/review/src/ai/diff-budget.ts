@@ -74,7 +74,8 @@ export class DiffBudget {
     }
     const text = Buffer.concat(fallback === null ? this.#kept : fallback.lines).toString("utf8");
     const cut = fallback === null ? null : (fallback.name ?? "");
-    return { text, truncated: this.#omittedCount > 0 || cut !== null, omitted: this.#omitted, omittedCount: this.#omittedCount, cut };
+    const omitted = this.#omitted.slice(0, MAX_OMITTED_NAMES);
+    return { text, truncated: this.#omittedCount > 0 || cut !== null, omitted, omittedCount: this.#omittedCount, cut };
   }
 
   #take(piece: Buffer): void {
@@ -128,7 +129,8 @@ export class DiffBudget {
     if (name === this.#lastOmitted) return;
     this.#lastOmitted = name;
     this.#omittedCount += 1;
-    if (this.#omitted.length < MAX_OMITTED_NAMES) this.#omitted.push(name);
+    // One name more than shown: the fallback may take the first one back.
+    if (this.#omitted.length <= MAX_OMITTED_NAMES) this.#omitted.push(name);
   }
 }
 
