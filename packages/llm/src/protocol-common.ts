@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import { AppError } from "@reviewbot/core/errors";
+import { ChatResponse, MAX_TOOLS } from "./chat.js";
+
+/** `LLM_RESPONSE_INVALID` with `message`: what did not match, never the provider's text. */
+export function invalidResponse(message: string): AppError {
+  return new AppError("LLM_RESPONSE_INVALID", message);
+}
+
+/**
+ * `value` through `schema`, or `LLM_RESPONSE_INVALID` naming the first issue's path and zod's
+ * message (zod's messages name the expected type, never the received value).
+ */
+export function parseOrRefuse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.map(String).join(".")}`;
+  throw invalidResponse(`${what} does not match the protocol${path}: ${issue?.message ?? "invalid"}`);
+}
+
+/** The answer as the chat contract has it, checked against it (lengths, counts, non-empty ids). */
+export function checkedResponse(candidate: ChatResponse): ChatResponse {
+  if (candidate.toolCalls.length > MAX_TOOLS) throw invalidResponse(`the answer makes more than ${MAX_TOOLS} tool calls`);
+  return parseOrRefuse(ChatResponse, candidate, "the answer");
+}
+
+/** The model the answer names, else the one the request named (some servers leave it out). */
+export function answeringModel(named: string | null | undefined, requested: string): string {
+  return named === undefined || named === null || named === "" ? requested : named;
+}
+
+/**
+ * A tool call's arguments as the JSON text the contract carries: a string is kept as the model
+ * wrote it; an object (some OpenAI-compatible servers send one, Anthropic always does) is serialised.
+ */
+export function argumentsText(value: unknown): string {
+  if (typeof value === "string") return value;
+  return JSON.stringify(value ?? {});
+}
+
+/**
+ * Anthropic needs a tool_use `input` object where the contract has JSON text. Text that is not a
+ * JSON object (the model wrote garbage, and the loop answered it with an error) is carried as
+ * `{"_unparsed_arguments": text}`, so the model still sees what it wrote.
+ */
+export function argumentsObject(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // carried below
+  }
+  return { _unparsed_arguments: text };
+}
