@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import { estimateTokens } from "./estimate-tokens.js";
+import { skipReason, type ReviewableFile } from "./skip-reason.js";
+
+export interface PatchedFile extends ReviewableFile {
+  /** The file's section of `git diff --patch`: its header lines (`diff --git`, `---`, `+++`), then its hunks. */
+  readonly patch: string;
+}
+
+/** A file's part in one chunk: its header and some or all of its hunks. */
+export interface ChunkFile {
+  readonly path: string;
+  readonly patch: string;
+  /**
+   * Set when the one hunk of this part was larger than a chunk and only its start is here; says
+   * so in our words and numbers only (no text of the PR), so it may stand outside an envelope.
+   */
+  readonly note: string | null;
+}
+
+export interface Chunk {
+  /**
+   * A hash of the chunk's paths and patch text: the same content gets the same id in every run.
+   * A cache key adds what else the answer depends on (repository, model, prompt).
+   */
+  readonly id: string;
+  readonly files: readonly ChunkFile[];
+  readonly estimatedTokens: number;
+}
+
+export interface ChunkPlan {
+  readonly chunks: readonly Chunk[];
+  readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/**
+ * Plans the model calls of a review: leaves out what {@link skipReason} names and files without
+ * hunks, sorts the rest by path (related files together; the same plan for the same PR), and
+ * packs them, in order, into chunks of at most `maxTokens` estimated tokens of patch text (the
+ * caller keeps room for its prompt). A file is split only when it alone exceeds the budget, and
+ * then at hunk boundaries, each part repeating the file's header. A single hunk over the budget
+ * is cut at a line boundary to fit and its part carries a `note`: the model reviews the start of
+ * it rather than a chunk that no model call can take. Linear in the patches' length.
+ */
+export function planChunks(files: readonly PatchedFile[], options: { readonly maxTokens: number }): ChunkPlan {
+  const budget = Math.max(1, Math.floor(options.maxTokens));
+  const skipped: { path: string; reason: string }[] = [];
+  const chunks: Chunk[] = [];
+  let open: ChunkFile[] = [];
+  let openTokens = 0;
+  const close = () => {
+    if (open.length > 0) chunks.push({ id: chunkId(open), files: open, estimatedTokens: openTokens });
+    open = [];
+    openTokens = 0;
+  };
+  for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    const reason = skipReason(file);
+    const parts = reason === null ? split(file, budget) : [];
+    if (parts.length === 0) {
+      skipped.push({ path: file.path, reason: reason ?? "no text changes" });
+      continue;
+    }
+    for (const part of parts) {
+      const tokens = estimateTokens(part.patch);
+      if (openTokens + tokens > budget) close();
+      open.push(part);
+      openTokens += tokens;
+    }
+  }
+  close();
+  return { chunks, skipped };
+}
+
+// The file as one part when it fits, else as parts of consecutive hunks that each fit.
+function split(file: PatchedFile, budget: number): ChunkFile[] {
+  const { header, hunks } = hunksOf(file.patch);
+  if (hunks.length === 0) return [];
+  if (estimateTokens(file.patch) <= budget) return [{ path: file.path, patch: file.patch, note: null }];
+  // The characters that estimate to `budget` tokens (estimateTokens counts four a token).
+  const room = budget * 4 - header.length;
+  const parts: ChunkFile[] = [];
+  let body = "";
+  for (const hunk of hunks) {
+    if (body.length + hunk.length <= room) {
+      body += hunk;
+      continue;
+    }
+    if (body !== "") parts.push({ path: file.path, patch: header + body, note: null });
+    body = "";
+    if (hunk.length <= room) body = hunk;
+    else parts.push(cutHunk(file.path, header, hunk, room, budget));
+  }
+  if (body !== "") parts.push({ path: file.path, patch: header + body, note: null });
+  return parts;
+}
+
+/**
+ * A patch split at its hunk headers. Every line of a hunk body starts with " ", "+", "-" or "\",
+ * so a line starting "@@ " is always a header: a content line reading "+@@ …" or "++ x" is not.
+ */
+function hunksOf(patch: string): { header: string; hunks: string[] } {
+  const first = patch.startsWith("@@ ") ? 0 : patch.indexOf("\n@@ ") + 1;
+  if (first === 0 && !patch.startsWith("@@ ")) return { header: patch, hunks: [] };
+  const hunks: string[] = [];
+  for (let start = first; start < patch.length; ) {
+    const next = patch.indexOf("\n@@ ", start);
+    const end = next === -1 ? patch.length : next + 1;
+    hunks.push(patch.slice(start, end));
+    start = end;
+  }
+  return { header: patch.slice(0, first), hunks };
+}
+
+const NEW_START = /^@@ -\d+(?:,\d+)? \+(\d+)/;
+
+// The start of a hunk larger than a chunk: whole lines up to `room` characters, but always its
+// header line and something of the line after it (a hunk of one huge line is cut inside it).
+function cutHunk(path: string, header: string, hunk: string, room: number, budget: number): ChunkFile {
+  const firstLineEnd = hunk.indexOf("\n") + 1;
+  const limit = Math.max(room, firstLineEnd + 1);
+  const lastNewline = hunk.lastIndexOf("\n", limit - 1);
+  let end = Math.min(lastNewline >= firstLineEnd ? lastNewline + 1 : limit, hunk.length);
+  // Never between the two halves of a surrogate pair.
+  const last = hunk.charCodeAt(end - 1);
+  if (end < hunk.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+  const line = NEW_START.exec(hunk)?.[1];
+  const note = `the hunk ${line === undefined ? "" : `starting at line ${line} `}is larger than a chunk (${budget} tokens): only its first ${end} of ${hunk.length} characters are shown`;
+  return { path, patch: header + hunk.slice(0, end), note: end < hunk.length ? note : null };
+}
+
+function chunkId(files: readonly ChunkFile[]): string {
+  const hash = createHash("sha256");
+  // Lengths first, so that no two different lists of files hash the same text.
+  for (const file of files) hash.update(`${file.path.length}:${file.path}${file.patch.length}:${file.patch}`);
+  return hash.digest("hex").slice(0, 32);
+}

@@ -1,0 +1,55 @@
+/** A changed file as the AI review's planner sees it, before it decides to read it. */
+export interface ReviewableFile {
+  readonly path: string;
+  readonly binary: boolean;
+  /**
+   * The head version's first line, when the caller read it: generators mark their output there
+   * ("@generated", Go's "Code generated … DO NOT EDIT."). `.gitattributes`' `linguist-generated`
+   * is not consulted: names and this line are all the planner knows.
+   */
+  readonly firstLine?: string;
+}
+
+// Files a tool writes from other files: reviewing them costs tokens and finds nothing a person
+// could act on in the PR (the fix belongs in the manifest or the generator's input).
+const LOCKFILES = new Set([
+  "package-lock.json",
+  "npm-shrinkwrap.json",
+  "pnpm-lock.yaml",
+  "yarn.lock",
+  "bun.lock",
+  "Cargo.lock",
+  "go.sum",
+  "poetry.lock",
+  "uv.lock",
+  "Pipfile.lock",
+  "composer.lock",
+  "Gemfile.lock",
+  "Podfile.lock",
+  "pubspec.lock",
+  "mix.lock",
+  "flake.lock",
+  "packages.lock.json",
+]);
+const VENDORED = /(?:^|\/)(?:vendor|node_modules)\//;
+const MINIFIED = /\.min\.(?:js|mjs|cjs|css)$/;
+const SOURCE_MAP = /\.map$/;
+/** The most of the first line looked at: a marker sits near its start; a minified line is long. */
+const FIRST_LINE_CHARS = 300;
+const GENERATED_MARK = /@generated\b|\bCode generated\b.{0,200}\bDO NOT EDIT\b/;
+
+/**
+ * Why the AI review leaves `file` out, or null to review it: binary files, lockfiles, vendored
+ * dependencies (`vendor/`, `node_modules/`), minified files and source maps by name, and files
+ * whose first line marks them generated.
+ */
+export function skipReason(file: ReviewableFile): string | null {
+  if (file.binary) return "binary file";
+  const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+  if (LOCKFILES.has(name)) return "lockfile";
+  if (VENDORED.test(file.path)) return "vendored dependency";
+  if (MINIFIED.test(name)) return "minified file";
+  if (SOURCE_MAP.test(name)) return "source map";
+  if (file.firstLine !== undefined && GENERATED_MARK.test(file.firstLine.slice(0, FIRST_LINE_CHARS))) return "generated file (marked in its first line)";
+  return null;
+}
