@@ -66,7 +66,7 @@ async function main(): Promise<void> {
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
-  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
+  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, scrubber, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
   // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
   // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
   // comes too late marks the job stalled and another worker runs it twice). A killed worker stops

@@ -10,12 +10,15 @@ import { readReviewJob } from "@reviewbot/queue/queued-review-job";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import type { JobClient } from "./job-client.js";
 import type { ReviewSource } from "./review-source.js";
+import { jobAiReviewer } from "./job-ai-reviewer.js";
 import { abortCause, untilAborted, type RunningJobs } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
@@ -39,6 +42,10 @@ export interface ProcessDependencies {
   readonly leaseRetryMs: number;
   /** The registry proxy and deps cache, when the operator turned install hooks on and they can run here. */
   readonly installHooks?: InstallHookRuntime;
+  /** Holds this worker's secrets and each job's token: scrubbed from what the model is sent. */
+  readonly scrubber: SecretScrubber;
+  /** The review's wall-clock deadline (REVIEWBOT_REVIEW_DEADLINE_MS): the AI review ends before it. */
+  readonly reviewDeadlineMs: number;
 }
 
 export type ReviewJobResult =
@@ -93,7 +100,8 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   const { signal, finish } = deps.running.add(jobId);
   try {
     const claim = await deps.jobs.claim(jobId, lock);
-    return await runReview(job, lock, claim.job, claim.token, signal, { ...deps, logger });
+    const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, { ...deps, logger });
+    return await runReview(job, lock, claim.job, claim.token, signal, { ...deps, logger }, ai);
   } catch (err) {
     if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
       const delayMs = busyDelayMs(err);
@@ -141,7 +149,15 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   }
 }
 
-async function runReview(job: Job, lock: string, review: ReviewJob, token: string | null, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
+async function runReview(
+  job: Job,
+  lock: string,
+  review: ReviewJob,
+  token: string | null,
+  signal: AbortSignal,
+  deps: ProcessDependencies,
+  ai: AiReviewer | undefined,
+): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
   // Shown per job in the dashboard: the stage, a line, and helpers done of total.
   const progress = (update: ReviewProgress): void => {
@@ -163,6 +179,7 @@ async function runReview(job: Job, lock: string, review: ReviewJob, token: strin
       secrets: source.secrets,
       onProgress: progress,
       ...(deps.installHooks === undefined ? {} : { installHooks: deps.installHooks }),
+      ...(ai === undefined ? {} : { ai }),
     },
   );
   // The job's secrets are forgotten when the pipeline is over, even if an abort stopped us waiting.

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolParameters } from "./tool-parameters.js";
 import type { ToolSpec } from "@reviewbot/llm/chat";
 
 /** What kind of problem a finding names: a closed set, so reports can group and filter by it. */
@@ -53,14 +54,8 @@ export type SubmitReview = z.infer<typeof SubmitReview>;
 export const SUBMIT_REVIEW_TOOL: ToolSpec = {
   name: "submit_review",
   description: "Submit your review: a summary and the findings, each anchored to a line of the diff. Call it once, at the end.",
-  parameters: toolParameters(),
+  parameters: toolParameters(SubmitReview),
 };
-
-function toolParameters(): Record<string, unknown> {
-  const schema: Record<string, unknown> = z.toJSONSchema(SubmitReview, { unrepresentable: "throw" });
-  delete schema.$schema;
-  return schema;
-}
 
 /** The arguments as {@link SubmitReview}, or the problems to tell the model so it can call again. */
 export type ParsedSubmitReview = { readonly ok: true; readonly review: SubmitReview } | { readonly ok: false; readonly problems: readonly string[] };

@@ -4,6 +4,7 @@ import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-ove
 import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
 import type { FilterMode } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";
+import type { AiReport } from "../ai/ai-report.js";
 
 /**
  * What happened to one helper. Infrastructure outcomes (timeout, OOM kill, output cut, a failed
@@ -67,6 +68,7 @@ export interface ReviewTimings {
   readonly contextMs: number;
   readonly helpersMs: number;
   readonly findingsMs: number;
+  readonly aiMs: number;
   readonly totalMs: number;
 }
 
@@ -98,4 +100,6 @@ export interface Report {
    */
   readonly hunks: Readonly<Record<string, readonly LineRange[]>>;
   readonly timings: ReviewTimings;
+  /** The AI review (status `off` when no model is configured). */
+  readonly ai: AiReport;
 }

@@ -1,8 +1,11 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { CheckoutRequest, CloneCache } from "@reviewbot/overlay/clone-cache";
 import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
+import { buildHelperArgv } from "@reviewbot/policy/runtime-args";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { aiOff } from "../ai/ai-report.js";
+import type { AiReviewer } from "../ai/ai-reviewer.js";
 import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
 import { capReviewFindings } from "./cap-review-findings.js";
 import { loadRepoConfig } from "./load-repo-config.js";
@@ -39,12 +42,15 @@ export interface ReviewDependencies {
    * engine is a container engine; without it install hooks are not run (fail closed).
    */
   readonly installHooks?: InstallHookRuntime;
+  /** The AI review, when a model is configured; without it the report says the AI review is off. */
+  readonly ai?: AiReviewer;
 }
 
 /**
  * The review pipeline (data-flow steps 2–7): trusted checkout, the trusted `.ai/` config, the context
  * script and every helper each in its own sandbox (in parallel up to the operator's concurrency),
- * findings parsed, mapped to repository paths, sanitised and filtered to the PR's diff.
+ * findings parsed, mapped to repository paths, sanitised and filtered to the PR's diff, then the
+ * AI review (step 6) while the checkout's objects are still held.
  */
 export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDependencies): Promise<Report> {
   const started = performance.now();
@@ -91,8 +97,23 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const candidates = helpers.flatMap((helper) => helper.findings);
     const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
     const filtered = filterFindings(unskipped, checkout.diff, request.filterMode);
+    const findingsDone = performance.now();
+    let ai = aiOff("no model is configured");
+    if (deps.ai !== undefined) {
+      progress({ stage: "ai", message: "running the AI review" });
+      ai = await deps.ai({
+        checkout,
+        helpers: config.helpers,
+        runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run),
+        context,
+        findings: filtered.kept,
+        ...(request.pullRequest === undefined ? {} : { pullRequest: request.pullRequest }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+      signal?.throwIfAborted();
+    }
     const finished = performance.now();
-    logger.info({ helpers: helpers.length, findings: filtered.kept.length, dropped: filtered.dropped }, "review finished");
+    logger.info({ helpers: helpers.length, findings: filtered.kept.length, dropped: filtered.dropped, ai: ai.status }, "review finished");
     return {
       repo: request.remote,
       base: { ref: request.base.ref, sha: checkout.baseSha },
@@ -119,9 +140,11 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         checkoutMs: Math.round(checkedOut - started),
         contextMs: Math.round(contextDone - checkedOut),
         helpersMs: Math.round(helpersFinished - contextDone),
-        findingsMs: Math.round(finished - helpersFinished),
+        findingsMs: Math.round(findingsDone - helpersFinished),
+        aiMs: Math.round(finished - findingsDone),
         totalMs: Math.round(finished - started),
       },
+      ai,
     };
   } finally {
     await checkout.release();

@@ -1,0 +1,181 @@
+import { createHash } from "node:crypto";
+import { lstat, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import type { ChatModel } from "@reviewbot/llm/chat";
+import type { AiReport, AiStatus, PlacedAiFinding } from "./ai-report.js";
+import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
+import type { AiTool } from "./ai-tool.js";
+import { blobLines } from "./blob-lines.js";
+import { chunkOpening } from "./chunk-opening.js";
+import { runChunkLoop, type ChunkOutcome, type LoopLimits } from "./chunk-loop.js";
+import { estimateTokens } from "./estimate-tokens.js";
+import { fetchTool, type FetchedPage } from "./fetch-tool.js";
+import { helperTools } from "./helper-tools.js";
+import { placeFindings } from "./place-findings.js";
+import { planChunks, type Chunk } from "./plan-chunks.js";
+import { readPrPatches } from "./pr-patches.js";
+import { RepoReader } from "./repo-reader.js";
+import type { RepoSource } from "./repo-source.js";
+import { REPO_TOOL_NAMES, repoTools } from "./repo-tools.js";
+import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
+import { SubmitReview } from "./submit-review.js";
+import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
+
+/** Where a job's validated chunk results are kept between attempts (the api's cache, or none). */
+export interface ChunkCache {
+  get(key: string): Promise<unknown>;
+  put(key: string, result: unknown): Promise<void>;
+}
+
+export interface AiReviewOptions {
+  readonly model: ChatModel;
+  /** Tokens the job may still spend (the broker's answer, or the CLI's own budget). */
+  readonly tokensLeft: () => number;
+  readonly contextTokens: number;
+  readonly maxOutputTokens: number;
+  /** Model calls per chunk (default 12, at most 30). */
+  readonly maxTurns?: number;
+  /** The wall clock (epoch ms) the review must end by: within the job token's life. */
+  readonly deadline: number;
+  /** `fetch_url`, when the api offers it for this job. */
+  readonly fetchUrl?: (url: string, signal: AbortSignal) => Promise<FetchedPage>;
+  readonly cache?: ChunkCache;
+  /** Replaces registered secrets in everything sent to the model. */
+  readonly scrub: (text: string) => string;
+  readonly logger: Logger;
+}
+
+const DEFAULT_TURNS = 12;
+const MAX_TURNS = 30;
+/** The most characters of one tool answer shown to the model. */
+const TOOL_ANSWER_CHARS = 24_000;
+/** `.ai/review-rules.md` larger than this is not read at all. */
+const MAX_RULES_BYTES = 64 * 1024;
+
+/**
+ * The AI review (issue 14): the PR's patch planned into hunk-aligned chunks within the model's
+ * context (lockfiles, generated and binary files left out, and said so), one tool loop per chunk
+ * with the same system prompt and tools (cached per chunk under the PR's head, config, model and
+ * prompt version), a synthesis when there are several, then every finding placed on the diff or
+ * listed as not placed. The model's key is not here: `model` is the api's broker (or the CLI's
+ * own). A provider that refuses the request ends the AI review as `failed`; one that is down
+ * fails the job so that it is retried.
+ */
+export function createAiReviewer(options: AiReviewOptions): AiReviewer {
+  return async (input) => {
+    const { checkout } = input;
+    const source: RepoSource = { context: checkout.git.context, gitDir: checkout.git.gitDir, headSha: checkout.headSha, baseSha: checkout.baseSha, fromSha: checkout.diff.fromSha };
+    const nonce = newNonce();
+    const wrap = (kind: UntrustedKind, label: string, text: string, maxChars = TOOL_ANSWER_CHARS): string =>
+      wrapUntrusted({ kind, label, text, nonce, maxChars, scrub: options.scrub });
+    const rules = checkout.overlay.failedClosed ? null : await readRules(checkout.dir);
+    const system = systemPrompt({ nonce, rules });
+    const tools: AiTool[] = [
+      ...repoTools(new RepoReader(source)),
+      ...(options.fetchUrl === undefined ? [] : [fetchTool(options.fetchUrl)]),
+      ...helperTools(input.helpers, input.runHelper, REPO_TOOL_NAMES),
+    ];
+    const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
+    // Half of what is left for the diff; the other half for tool answers during the loop.
+    const plan = planChunks(await readPrPatches(source, checkout.diff), { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
+    const signal = input.signal ?? new AbortController().signal;
+    const limits: LoopLimits = {
+      maxTurns: Math.min(options.maxTurns ?? DEFAULT_TURNS, MAX_TURNS),
+      maxOutputTokens: options.maxOutputTokens,
+      deadline: options.deadline,
+      maxRepeats: 5,
+    };
+    const configKey = configDigest(rules, input, options.fetchUrl !== undefined);
+    const outcomes: { chunk: Chunk; outcome: ChunkOutcome }[] = [];
+    try {
+      for (const [index, chunk] of plan.chunks.entries()) {
+        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
+        const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
+        const cached = await readCached(options.cache, key);
+        const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap: (kind, label, text) => wrap(kind, label, text), signal }));
+        if (cached === null && outcome.review !== null && outcome.ended === "submitted") await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
+        outcomes.push({ chunk, outcome });
+        options.logger.info({ part: index + 1, parts: plan.chunks.length, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage }, "ai review chunk done");
+      }
+    } catch (err) {
+      if (isAppError(err) && err.code === "LLM_REFUSED") return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, checkout.diff.files.length);
+      throw err;
+    }
+    const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);
+    const summary = reviewed.length <= 1 ? (reviewed[0]?.outcome.review?.summary ?? "") : await synthesise(reviewed.map(({ outcome }) => outcome.review?.summary ?? ""), { options, system, tools, limits, wrap, signal, outcomes });
+    const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, blobLines(source, checkout.diff));
+    const reviewedPaths = new Set(reviewed.flatMap(({ chunk }) => chunk.files.map((file) => file.path)));
+    const unreviewed = outcomes.filter(({ outcome }) => outcome.review === null).flatMap(({ chunk, outcome }) => chunk.files.map((file) => ({ path: file.path, reason: `no review (${outcome.ended})` })));
+    const status: AiStatus = plan.chunks.length > 0 && reviewed.length === 0 ? "failed" : reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted") ? "partial" : "done";
+    return {
+      status,
+      model: options.model.model,
+      summary,
+      findings: placement.placed.map((finding): PlacedAiFinding => ({ path: finding.path, side: finding.side, startLine: finding.startLine ?? null, line: finding.line, severity: finding.severity, category: finding.category, title: finding.title, body: finding.body, suggestion: finding.suggestion ?? null })),
+      unplaced: placement.unplaced.map(({ finding, reason }) => ({ path: finding.path, line: finding.line, title: finding.title, reason })),
+      usage: totalUsage(outcomes.map(({ outcome }) => outcome)),
+      coverage: { files: checkout.diff.files.length, reviewedFiles: reviewedPaths.size, skipped: [...plan.skipped, ...unreviewed] },
+      note: status === "failed" ? "the model submitted no review for any part of the PR" : null,
+    };
+  };
+}
+
+interface SynthesisContext {
+  readonly options: AiReviewOptions;
+  readonly system: string;
+  readonly tools: readonly AiTool[];
+  readonly limits: LoopLimits;
+  readonly wrap: (kind: UntrustedKind, label: string, text: string) => string;
+  readonly signal: AbortSignal;
+  readonly outcomes: { chunk: Chunk; outcome: ChunkOutcome }[];
+}
+
+/** One call that merges the parts' summaries (model-written from untrusted data: wrapped too) into one. */
+async function synthesise(summaries: readonly string[], context: SynthesisContext): Promise<string> {
+  const opening = [
+    `You reviewed this pull request in ${summaries.length} parts. These are your summaries of the parts:`,
+    ...summaries.map((summary, index) => context.wrap("body", `summary of part ${index + 1}`, summary)),
+    "Call submit_review now with one summary of the whole PR and an empty findings list (the parts' findings are kept).",
+  ].join("\n\n");
+  const outcome = await runChunkLoop({ ...context, model: context.options.model, opening, limits: { ...context.limits, maxTurns: 2 }, tokensLeft: context.options.tokensLeft });
+  context.outcomes.push({ chunk: { id: "synthesis", files: [], estimatedTokens: 0 }, outcome: { ...outcome, review: null, ended: "submitted" } });
+  return outcome.review?.summary ?? summaries.join("\n\n");
+}
+
+async function readCached(cache: ChunkCache | undefined, key: string): Promise<ChunkOutcome | null> {
+  const stored = await cache?.get(key).catch(() => null);
+  // As untrusted as a fresh answer: validated the same way.
+  const parsed = SubmitReview.safeParse((stored as { review?: unknown } | null | undefined)?.review);
+  if (!parsed.success) return null;
+  return { review: parsed.data, ended: "submitted", usage: { inputTokens: 0, outputTokens: 0 }, turns: 0, toolCalls: 0 };
+}
+
+async function readRules(worktree: string): Promise<string | null> {
+  const path = join(worktree, ".ai", "review-rules.md");
+  const info = await lstat(path).catch(() => null);
+  if (info === null || !info.isFile() || info.size > MAX_RULES_BYTES) return null;
+  return readFile(path, "utf8");
+}
+
+function configDigest(rules: string | null, input: AiReviewInput, fetch: boolean): string {
+  return digest([rules ?? "", JSON.stringify(input.helpers.map((helper) => [helper.name, helper.command, helper.allowArgs, helper.maxArgs, helper.image.reference])), String(fetch)]);
+}
+
+function digest(parts: readonly string[]): string {
+  const hash = createHash("sha256");
+  for (const part of parts) hash.update(`${part.length}:${part}`);
+  return hash.digest("hex");
+}
+
+function totalUsage(outcomes: readonly ChunkOutcome[]): AiReport["usage"] {
+  return outcomes.reduce(
+    (sum, outcome) => ({ inputTokens: sum.inputTokens + outcome.usage.inputTokens, outputTokens: sum.outputTokens + outcome.usage.outputTokens, turns: sum.turns + outcome.turns, toolCalls: sum.toolCalls + outcome.toolCalls }),
+    { inputTokens: 0, outputTokens: 0, turns: 0, toolCalls: 0 },
+  );
+}
+
+function failed(model: string, note: string, outcomes: readonly { outcome: ChunkOutcome }[], skipped: readonly { path: string; reason: string }[], files: number): AiReport {
+  return { status: "failed", model, summary: "", findings: [], unplaced: [], usage: totalUsage(outcomes.map(({ outcome }) => outcome)), coverage: { files, reviewedFiles: 0, skipped }, note };
+}

@@ -1,0 +1,184 @@
+import { isAppError } from "@reviewbot/core/errors";
+import type { ChatMessage, ChatModel, TokenUsage, ToolCall } from "@reviewbot/llm/chat";
+import type { AiTool } from "./ai-tool.js";
+import { estimateTokens } from "./estimate-tokens.js";
+import { parseSubmitReview, SUBMIT_REVIEW_TOOL, type SubmitReview } from "./submit-review.js";
+import { ToolInputError } from "./tool-input-error.js";
+import type { UntrustedKind } from "./untrusted-text.js";
+
+/** Why a chunk's loop ended. */
+export type LoopEnd = "submitted" | "turns" | "tokens" | "deadline" | "repeats" | "no-submit" | "budget";
+
+export interface LoopLimits {
+  /** Model calls for this chunk, the last one included (default 12, ceiling 30). */
+  readonly maxTurns: number;
+  /** The output cap asked for on each call. */
+  readonly maxOutputTokens: number;
+  /** Wall clock (epoch ms) by which the last turn must have started: within the job token's life. */
+  readonly deadline: number;
+  /** Identical tool calls answered from the conversation before the loop is made to finish. */
+  readonly maxRepeats: number;
+}
+
+export interface ChunkLoopInput {
+  readonly model: ChatModel;
+  /** Byte-identical for every turn and chunk of a job, like the tool list: providers cache the prefix. */
+  readonly system: string;
+  readonly tools: readonly AiTool[];
+  /** The first user message: the chunk's diff and the PR, wrapped as untrusted data. */
+  readonly opening: string;
+  readonly limits: LoopLimits;
+  /** Tokens the job may still spend (its budget at the broker, or the CLI's own). */
+  readonly tokensLeft: () => number;
+  /** Wraps a tool's untrusted answer as data (the job's envelope and nonce). */
+  readonly wrap: (kind: UntrustedKind, label: string, text: string) => string;
+  readonly signal: AbortSignal;
+  readonly now?: () => number;
+}
+
+export interface ChunkOutcome {
+  /** The model's validated `submit_review`, or null when it never made a valid one. */
+  readonly review: SubmitReview | null;
+  readonly ended: LoopEnd;
+  readonly usage: TokenUsage;
+  readonly turns: number;
+  readonly toolCalls: number;
+}
+
+/** A trusted note to the model (a refusal, a reminder) is cut here; untrusted text is cut by the envelope. */
+const NOTE_MAX = 2000;
+/** Consecutive text-only answers tolerated before the loop asks for the review. */
+const MAX_TEXT_ANSWERS = 2;
+
+/**
+ * One chunk's tool loop: the model browses with read-only tools until it calls `submit_review`,
+ * the only way to finish. The request prefix (system prompt, tools) never changes; when a cap is
+ * reached (turns, the job's tokens, the wall clock, repeated identical calls, text answers) the
+ * model gets one last turn in which only `submit_review` runs. A text answer is never used: a
+ * model that leaks a tool call as text is told to call the tool. Tool errors the model caused
+ * (`ToolInputError`, `POLICY_DENIED`) become answers; anything else (a dead sandbox engine, git)
+ * propagates and fails the review so that it is retried.
+ */
+export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome> {
+  const now = input.now ?? Date.now;
+  const specs = [...input.tools.map((tool) => tool.spec), SUBMIT_REVIEW_TOOL];
+  const byName = new Map(input.tools.map((tool) => [tool.spec.name, tool]));
+  const messages: ChatMessage[] = [{ role: "user", content: input.opening }];
+  const seen = new Map<string, number>();
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  let turns = 0;
+  let toolCalls = 0;
+  let repeats = 0;
+  let textAnswers = 0;
+  let pending: LoopEnd | null = null;
+  for (;;) {
+    input.signal.throwIfAborted();
+    const needed = estimateTokens(input.system) + estimateTokens(JSON.stringify(messages)) + input.limits.maxOutputTokens;
+    const cap: LoopEnd | null =
+      pending ??
+      (turns + 1 >= input.limits.maxTurns ? "turns" : now() >= input.limits.deadline ? "deadline" : input.tokensLeft() < needed * 2 ? "tokens" : null);
+    if (cap !== null && input.tokensLeft() < needed) return { review: null, ended: cap === "turns" ? "tokens" : cap, usage, turns, toolCalls };
+    const final = cap !== null;
+    if (final) messages.push({ role: "user", content: finalNote(cap) });
+    let answer;
+    try {
+      answer = await input.model.complete(
+        { model: input.model.model, system: input.system, messages, tools: specs, toolChoice: final ? "required" : "auto", maxTokens: input.limits.maxOutputTokens },
+        input.signal,
+      );
+    } catch (err) {
+      if (isAppError(err) && err.code === "LLM_BUDGET_EXCEEDED") return { review: null, ended: "budget", usage, turns, toolCalls };
+      throw err;
+    }
+    turns += 1;
+    usage.inputTokens += answer.usage.inputTokens;
+    usage.outputTokens += answer.usage.outputTokens;
+    const calls = answer.toolCalls.slice(0, 16);
+    messages.push({ role: "assistant", content: answer.content.slice(0, NOTE_MAX * 4), toolCalls: calls });
+    if (calls.length === 0) {
+      if (final) return { review: null, ended: cap, usage, turns, toolCalls };
+      textAnswers += 1;
+      if (textAnswers >= MAX_TEXT_ANSWERS) pending = "no-submit";
+      messages.push({ role: "user", content: TEXT_ANSWER_NOTE });
+      continue;
+    }
+    textAnswers = 0;
+    for (const call of calls) {
+      toolCalls += 1;
+      if (call.name === SUBMIT_REVIEW_TOOL.name) {
+        const parsed = parseSubmitReview(call.arguments);
+        if (parsed.ok) return { review: parsed.review, ended: final ? cap : "submitted", usage, turns, toolCalls };
+        messages.push(toolAnswer(call, `submit_review was not accepted: ${parsed.problems.join("; ")}. Call submit_review again with these fixed.`));
+        continue;
+      }
+      if (final) {
+        messages.push(toolAnswer(call, "not run: the review's budget is spent. Call submit_review now."));
+        continue;
+      }
+      const key = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
+      const count = (seen.get(key) ?? 0) + 1;
+      seen.set(key, count);
+      if (count > 1) {
+        repeats += 1;
+        if (repeats >= input.limits.maxRepeats) pending = "repeats";
+        messages.push(toolAnswer(call, "not run again: you made this exact call before; its answer is above. Try something else or call submit_review."));
+        continue;
+      }
+      messages.push(toolAnswer(call, await runTool(byName.get(call.name), call, input)));
+    }
+    if (final) return { review: null, ended: cap, usage, turns, toolCalls };
+  }
+}
+
+async function runTool(tool: AiTool | undefined, call: ToolCall, input: ChunkLoopInput): Promise<string> {
+  if (tool === undefined) return `no tool is named ${JSON.stringify(call.name.slice(0, 64))}; the tools are listed in this request`;
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch {
+    return `${call.name}: the arguments are not valid JSON`;
+  }
+  try {
+    const text = await tool.run(args, input.signal);
+    return input.wrap(tool.untrusted, call.name, text);
+  } catch (err) {
+    if (err instanceof ToolInputError) return err.message.slice(0, NOTE_MAX);
+    if (isAppError(err) && err.code === "POLICY_DENIED") return `${call.name}: refused: ${err.message}`.slice(0, NOTE_MAX);
+    throw err;
+  }
+}
+
+function toolAnswer(call: ToolCall, content: string): ChatMessage {
+  return { role: "tool", toolCallId: call.id, name: call.name, content };
+}
+
+/** The same call written with its keys in another order, or other spacing, is the same call. */
+function canonicalArguments(text: string): string {
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text;
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+}
+
+const TEXT_ANSWER_NOTE =
+  "Text answers are not read or posted. Use the tools through the tool-calling interface (not as text), and finish by calling submit_review.";
+
+function finalNote(reason: LoopEnd): string {
+  const why: Record<LoopEnd, string> = {
+    submitted: "",
+    turns: "the turns allowed for this part are used",
+    tokens: "the review's token budget is nearly spent",
+    deadline: "the review's time is nearly up",
+    repeats: "too many repeated calls",
+    "no-submit": "no review was submitted",
+    budget: "the budget is spent",
+  };
+  return `Stop browsing: ${why[reason]}. Call submit_review now with what you found so far; no other tool will run.`;
+}

@@ -1,0 +1,37 @@
+import { AppError } from "@reviewbot/core/errors";
+import { DIFF_FLAGS, type PullDiff } from "@reviewbot/overlay/pull-diff";
+import { runGit } from "@reviewbot/overlay/run-git";
+import type { PatchedFile } from "./plan-chunks.js";
+import type { RepoSource } from "./repo-source.js";
+
+/** The most patch text read for planning; a larger PR fails the AI review with a note, not the worker. */
+export const MAX_PR_PATCH_BYTES = 48 * 1024 * 1024;
+
+/**
+ * Each changed file's section of the PR's patch (merge base to head, the flags of
+ * `computePullDiff`), paired with the diff's file list. git writes one section per file, in the
+ * order of the raw diff, each starting with a `diff --git` line; a content line never starts so
+ * (it starts with " ", "+", "-" or "\"), so splitting there cannot be fooled by the PR's text.
+ *
+ * @throws AppError `GIT_FAILED` when the sections do not pair with the diff's files.
+ */
+export async function readPrPatches(source: RepoSource, diff: PullDiff): Promise<PatchedFile[]> {
+  const { stdout } = await runGit(
+    source.context,
+    source.gitDir,
+    ["diff", "--patch", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/", ...DIFF_FLAGS, "--end-of-options", source.fromSha, source.headSha],
+    { maxOutputBytes: MAX_PR_PATCH_BYTES },
+  );
+  const text = stdout.toString("utf8");
+  const sections: string[] = [];
+  let start = text.startsWith("diff --git ") ? 0 : -1;
+  for (let next = text.indexOf("\ndiff --git ", 0); start !== -1; next = text.indexOf("\ndiff --git ", start)) {
+    const end = next === -1 ? text.length : next + 1;
+    sections.push(text.slice(start, end));
+    start = next === -1 ? -1 : next + 1;
+  }
+  if (sections.length !== diff.files.length) {
+    throw new AppError("GIT_FAILED", `the PR's patch has ${sections.length} file sections for ${diff.files.length} changed files`);
+  }
+  return diff.files.map((file, index) => ({ path: file.path, binary: file.binary, patch: sections[index] ?? "" }));
+}
