@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChatRequest } from "@reviewbot/llm/chat";
 import { createModelClient, MAX_RESPONSE_BYTES, type ModelClientOptions } from "@reviewbot/llm/model-client";
 import { probeEndpoint } from "@reviewbot/llm/probe-endpoint";
-import { reply, startModelStandIn, type ModelProtocol, type ModelStandIn } from "../support/model-stand-in.js";
+import { reply, startModelStandIn, type ModelProtocol, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";
 
 const KEY = "sk-standin-9f8e7d6c5b4a3210";
 const AUTH_HEADERS = new Set(["authorization", "x-api-key"]);
