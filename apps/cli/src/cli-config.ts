@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { LogLevel, RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
 
 /**
  * The CLI's operator settings: the pipeline's slice (cache, sandbox, policy file), the log level,
- * and, for `submit` and `fleet`, Redis and the webhook secret the queue seal derives from. Strict: an unknown REVIEWBOT_* name is an error (a typo
- * must not silently fall back to a default).
+ * the model (REVIEWBOT_LLM_*: `review` runs the AI review itself, being its own broker), and, for
+ * `submit` and `fleet`, Redis and the webhook secret the queue seal derives from. Strict: an
+ * unknown REVIEWBOT_* name is an error (a typo must not silently fall back to a default).
  */
 export const CliConfig = RuntimeConfig.extend({
   REVIEWBOT_LOG_LEVEL: LogLevel.default("warn"),
@@ -13,7 +15,14 @@ export const CliConfig = RuntimeConfig.extend({
   // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret).
   REDIS_PASSWORD: z.string().min(1).optional(),
   REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
-}).strict();
+  // The AI review starts no model call later than this after the command started (the worker's name and bounds).
+  REVIEWBOT_REVIEW_DEADLINE_MS: z.coerce.number().int().min(5_000).max(86_400_000).default(1_200_000),
+  ...LLM_ENV_FIELDS,
+})
+  .strict()
+  .superRefine((config, ctx) => {
+    refineLlmEnv(config, ctx);
+  });
 export type CliConfig = z.infer<typeof CliConfig>;
 
 /** Reads the CLI's slice of an environment; throws CONFIG_INVALID naming the variable. */

@@ -13,12 +13,17 @@ export const USAGE = `usage: reviewbot <command> [options]
            [--engine auto|podman|docker|bwrap|none] [--format text|json|sarif] [--output <file>]
            [--filter-mode added|diff_context|file|nofilter] [--fail-level none|notice|warning|error]
              review the PR head against the base: helpers from the trusted .ai/ (the head of
-             --config-ref, e.g. the default branch; without it the base's), each in a sandbox;
-             exit 1 when a finding reaches --fail-level (default error), 2 on errors
+             --config-ref, e.g. the default branch; without it the base's), each in a sandbox,
+             then the AI review when REVIEWBOT_LLM_BASE_URL is set; exit 1 when a finding
+             (a helper's or the model's) reaches --fail-level (default error), 2 on errors
   checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
              fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
   doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
              configured sandbox mode cannot be met
+  llm doctor
+             show the REVIEWBOT_LLM_* model settings (not the key) and probe the endpoint: a plain
+             call, one tool-call round trip, the context window as configured; exit 1 when a
+             step fails or no model is configured
   submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
            [--default-branch <branch>]
              enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue
@@ -39,6 +44,7 @@ export type Command =
   | { readonly name: "review"; readonly args: ReviewArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
   | { readonly name: "checkout"; readonly args: CheckoutArgs }
   | { readonly name: "doctor" }
+  | { readonly name: "llm-doctor" }
   | { readonly name: "submit"; readonly args: SubmitArgs }
   | { readonly name: "fleet"; readonly args: FleetArgs }
   | { readonly name: "worker-credential"; readonly args: WorkerCredentialArgs };
@@ -72,6 +78,10 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   const [name, ...rest] = parsed.positionals;
   if (name === "worker-credential") return { name, args: workerCredentialArgs(rest, parsed.values.registry) };
+  if (name === "llm") {
+    if (rest.length !== 1 || rest[0] !== "doctor") throw new AppError("USAGE", "llm takes one subcommand: doctor");
+    return { name: "llm-doctor" };
+  }
   if (rest.length > 0) throw new AppError("USAGE", `unexpected argument "${rest.join(" ")}"`);
   if (name === "doctor") return { name };
   if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit) };

@@ -4,6 +4,7 @@ import { constants } from "node:os";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { toLlmSettings } from "@reviewbot/llm/llm-settings";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
 import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
@@ -13,10 +14,12 @@ import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
 import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { checkoutCommand } from "./checkout-command.js";
+import { cliAiReviewer } from "./cli-ai-reviewer.js";
 import { loadCliConfig, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
 import { fleetCommand } from "./fleet-command.js";
+import { llmDoctorCommand } from "./llm-doctor-command.js";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { reviewCommand } from "./review-command.js";
 import { workerCredentialCommand } from "./worker-credential-command.js";
@@ -24,8 +27,12 @@ import { submitReview } from "./submit-review.js";
 
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
 async function main(argv: readonly string[]): Promise<number> {
+  const started = Date.now();
   const config = loadCliConfig(process.env);
   const scrubber = new SecretScrubber();
+  const llm = toLlmSettings(config);
+  // Registered before any client holds it: whatever is logged, printed or sent to the model is scrubbed of it.
+  if (llm.enabled && llm.apiKey !== "") scrubber.register(llm.apiKey);
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const command = parseCommandLine(argv);
   if (command.name === "submit") {
@@ -42,6 +49,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command.name === "fleet") {
     return fleetCommand(command.args, config, (text) => process.stdout.write(text));
+  }
+  if (command.name === "llm-doctor") {
+    const outcome = await llmDoctorCommand(llm);
+    process.stdout.write(scrubber.scrub(outcome.output));
+    return outcome.exitCode;
   }
   const operator = await loadOperatorPolicy(config);
   if (command.name === "doctor") {
@@ -63,11 +75,22 @@ async function main(argv: readonly string[]): Promise<number> {
   // Outbound HTTPS here is TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
   const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
   const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
+  const ai = cliAiReviewer(llm, { scrubber, logger, deadline: started + config.REVIEWBOT_REVIEW_DEADLINE_MS });
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
-    const outcome = await reviewCommand(command.args, { cache, engine, operator, logger, colour, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) });
-    if (command.output === undefined) process.stdout.write(outcome.output);
-    else await writeFile(command.output, outcome.output);
+    const outcome = await reviewCommand(command.args, {
+      cache,
+      engine,
+      operator,
+      logger,
+      colour,
+      ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }),
+      ...(ai === undefined ? {} : { ai }),
+    });
+    // The endpoint holds the key and writes the model's answers: the report is scrubbed of it by value.
+    const output = scrubber.scrub(outcome.output);
+    if (command.output === undefined) process.stdout.write(output);
+    else await writeFile(command.output, output);
     return outcome.exitCode;
   } finally {
     await installHooks.close();

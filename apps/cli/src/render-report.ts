@@ -1,14 +1,19 @@
+import type { AiReport } from "@reviewbot/review/ai/ai-report";
 import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
+import { renderAiText } from "./render-ai-text.js";
 import { renderSarif } from "./render-sarif.js";
 
 export type ReportFormat = "text" | "json" | "sarif";
 
 const COLOURS = { error: "\u001b[31m", warning: "\u001b[33m", notice: "\u001b[36m", dim: "\u001b[2m", reset: "\u001b[0m" } as const;
 
-/** One document for machines (`json`, `sarif`), or a report for people grouped by file. */
+/**
+ * One document for machines (`json`: the report, its AI findings without the null `startLine` and
+ * `suggestion`; `sarif`), or a report for people grouped by file, the AI review in its own section.
+ */
 export function renderReport(report: Report, format: ReportFormat, colour: boolean): string {
-  if (format === "json") return `${JSON.stringify(report, null, 2)}\n`;
+  if (format === "json") return `${JSON.stringify({ ...report, ai: aiJson(report.ai) }, null, 2)}\n`;
   if (format === "sarif") return `${JSON.stringify(renderSarif(report), null, 2)}\n`;
   const paint = (code: keyof typeof COLOURS, text: string): string => (colour ? `${COLOURS[code]}${text}${COLOURS.reset}` : text);
   const lines = [
@@ -38,8 +43,25 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
     "",
     `${report.findings.length} finding(s) on the PR's ${report.filtered.mode === "added" ? "added lines" : `diff (${report.filtered.mode})`}; ${report.filtered.dropped} elsewhere not shown`,
   );
+  lines.push("", ...renderAiText(report.ai, paint));
   for (const error of report.errors) lines.push(paint("warning", `note: ${error}`));
   return `${lines.join("\n")}\n`;
+}
+
+/** The report's AI review as the JSON output's contract has it: optional fields left out, not null. */
+function aiJson(ai: AiReport): object {
+  const findings = ai.findings.map((finding) => ({
+    path: finding.path,
+    line: finding.line,
+    ...(finding.startLine === null ? {} : { startLine: finding.startLine }),
+    side: finding.side,
+    severity: finding.severity,
+    category: finding.category,
+    title: finding.title,
+    body: finding.body,
+    ...(finding.suggestion === null ? {} : { suggestion: finding.suggestion }),
+  }));
+  return { ...ai, findings };
 }
 
 function describeOverlay(report: Report): string {

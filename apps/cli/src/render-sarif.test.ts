@@ -1,3 +1,4 @@
+import { aiOff, type AiReport, type PlacedAiFinding } from "@reviewbot/review/ai/ai-report";
 import { parseSarif } from "@reviewbot/review/findings/parse-sarif";
 import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
@@ -7,8 +8,18 @@ import { pathToSarifUri, renderSarif } from "./render-sarif.js";
 const finding = (path: string): Finding => ({
   path, line: 3, endLine: 4, column: 2, severity: "warning", message: "m", rule: "R1", helper: "lint",
 });
-// Only the fields renderSarif reads: the helpers and the findings.
-const report = (findings: readonly Finding[]) => ({ helpers: [{ name: "lint" }], findings }) as unknown as Report;
+// Only the fields renderSarif reads: the helpers, the findings and the AI review.
+const report = (findings: readonly Finding[], ai: AiReport = aiOff()) => ({ helpers: [{ name: "lint" }], findings, ai }) as unknown as Report;
+
+const aiFinding = (path: string, side: PlacedAiFinding["side"], category: PlacedAiFinding["category"], startLine: number | null, line: number): PlacedAiFinding => ({
+  path, side, startLine, line, severity: "error", category, title: `${category} here`, body: "why", suggestion: null,
+});
+const aiDone = (findings: readonly PlacedAiFinding[]): AiReport => ({ ...aiOff(), status: "done", model: "m1", findings });
+
+interface SarifRun {
+  tool: { driver: { name: string; rules: { id: string }[] } };
+  results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string }; region: object } }[] }[];
+}
 
 describe("pathToSarifUri", () => {
   it.each([
@@ -34,5 +45,32 @@ describe("renderSarif", () => {
     const findings = ["src/app.py", "docs/my notes.md", "100%/done.txt", "a#b?c.ts", "c:drive/x.ts", "café/ünï.py"].map(finding);
     const log = JSON.stringify(renderSarif(report(findings)), null, 2);
     expect(parseSarif(log, { helper: "lint" })).toEqual({ findings, problems: [] });
+  });
+});
+
+describe("renderSarif: the AI review", () => {
+  it("adds one run with the RIGHT-side findings as ai/<category> results and each category as a rule", () => {
+    const ai = aiDone([
+      aiFinding("src/a.ts", "RIGHT", "security", null, 7),
+      aiFinding("src/old.ts", "LEFT", "tests", null, 3),
+      aiFinding("src/b c.ts", "RIGHT", "bug", 4, 6),
+    ]);
+    const { runs } = renderSarif(report([], ai)) as { runs: SarifRun[] };
+    expect(runs.map((run) => run.tool.driver.name)).toEqual(["lint", "reviewbot-ai"]);
+    const run = runs[1];
+    expect(run?.tool.driver.rules.map((rule) => rule.id)).toEqual(["ai/bug", "ai/security"]);
+    expect(run?.results.map((result) => [result.ruleId, run.tool.driver.rules[result.ruleIndex]?.id, result.level, result.locations[0]?.physicalLocation])).toEqual([
+      ["ai/security", "ai/security", "error", { artifactLocation: { uri: "src/a.ts" }, region: { startLine: 7 } }],
+      ["ai/bug", "ai/bug", "error", { artifactLocation: { uri: "src/b%20c.ts" }, region: { startLine: 4, endLine: 6 } }],
+    ]);
+    expect(run?.results[0]?.message.text).toBe("security here\n\nwhy");
+  });
+
+  it.each([
+    ["off", aiOff(), ["lint"]],
+    ["done without findings", aiDone([]), ["lint", "reviewbot-ai"]],
+  ])("when %s, has runs %j", (_case, ai, names) => {
+    const { runs } = renderSarif(report([], ai)) as { runs: SarifRun[] };
+    expect(runs.map((run) => run.tool.driver.name)).toEqual(names);
   });
 });

@@ -1,3 +1,4 @@
+import type { AiReport } from "@reviewbot/review/ai/ai-report";
 import type { Report } from "@reviewbot/review/pipeline/report";
 
 const LEVELS = { error: "error", warning: "warning", notice: "note" } as const;
@@ -15,36 +16,78 @@ export function pathToSarifUri(path: string): string {
   return path.replace(LONE_SURROGATE, "\ufffd").split("/").map(encodeURIComponent).join("/");
 }
 
-/** The report's findings as SARIF 2.1.0: one run per helper, each finding a result. */
+/**
+ * The report's findings as SARIF 2.1.0: one run per helper, each finding a result, and one run of
+ * the AI review when it ran (see {@link aiRun}).
+ */
 export function renderSarif(report: Report): object {
   return {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",
-    runs: report.helpers.map((helper) => ({
-      tool: { driver: { name: helper.name, informationUri: "https://github.com/reviewbot", rules: [] } },
-      results: report.findings
-        .filter((finding) => finding.helper === helper.name)
-        .map((finding) => ({
-          ...(finding.rule === null ? {} : { ruleId: finding.rule }),
-          level: LEVELS[finding.severity],
-          message: { text: finding.message },
-          locations: [
-            {
-              physicalLocation: {
-                artifactLocation: { uri: pathToSarifUri(finding.path) },
-                ...(finding.line === null
-                  ? {}
-                  : {
-                      region: {
-                        startLine: finding.line,
-                        ...(finding.endLine === null ? {} : { endLine: finding.endLine }),
-                        ...(finding.column === null ? {} : { startColumn: finding.column }),
-                      },
-                    }),
-              },
+    runs: [...helperRuns(report), ...(report.ai.status === "off" ? [] : [aiRun(report.ai)])],
+  };
+}
+
+function helperRuns(report: Report): object[] {
+  return report.helpers.map((helper) => ({
+    tool: { driver: { name: helper.name, informationUri: "https://github.com/reviewbot", rules: [] } },
+    results: report.findings
+      .filter((finding) => finding.helper === helper.name)
+      .map((finding) => ({
+        ...(finding.rule === null ? {} : { ruleId: finding.rule }),
+        level: LEVELS[finding.severity],
+        message: { text: finding.message },
+        locations: [
+          {
+            physicalLocation: {
+              artifactLocation: { uri: pathToSarifUri(finding.path) },
+              ...(finding.line === null
+                ? {}
+                : {
+                    region: {
+                      startLine: finding.line,
+                      ...(finding.endLine === null ? {} : { endLine: finding.endLine }),
+                      ...(finding.column === null ? {} : { startColumn: finding.column }),
+                    },
+                  }),
             },
-          ],
-        })),
+          },
+        ],
+      })),
+  }));
+}
+
+/**
+ * The AI review as one run (driver `reviewbot-ai`, the model in its properties): its placed findings
+ * on the PR's side (RIGHT) as results with rule ids `ai/<category>`, each category used listed as a
+ * rule. A finding on a removed line (LEFT) has no location in the head's files, so it is not here
+ * (the JSON output has it).
+ */
+function aiRun(ai: AiReport): object {
+  const findings = ai.findings.filter((finding) => finding.side === "RIGHT");
+  const rules = [...new Set(findings.map((finding) => finding.category))].sort();
+  return {
+    tool: {
+      driver: {
+        name: "reviewbot-ai",
+        informationUri: "https://github.com/reviewbot",
+        rules: rules.map((category) => ({ id: `ai/${category}`, name: category, shortDescription: { text: `AI review: ${category}` } })),
+      },
+    },
+    properties: { model: ai.model, status: ai.status },
+    results: findings.map((finding) => ({
+      ruleId: `ai/${finding.category}`,
+      ruleIndex: rules.indexOf(finding.category),
+      level: LEVELS[finding.severity],
+      message: { text: `${finding.title}\n\n${finding.body}` },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: pathToSarifUri(finding.path) },
+            region: { startLine: finding.startLine ?? finding.line, ...(finding.startLine === null ? {} : { endLine: finding.line }) },
+          },
+        },
+      ],
     })),
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
+import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { FindingSeverity } from "@reviewbot/review/findings/finding";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import type { Report } from "@reviewbot/review/pipeline/report";
@@ -30,11 +31,13 @@ const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2,
  * `reviewbot review`: the whole pipeline on a repository treated as a remote. `.ai/` comes from the
  * head of `--config-ref` when given (as the fleet takes it from the default branch), else from the
  * `--base` commit: a local repository names no default branch, and its owner trusts its own refs.
- * Returns the rendered report and the exit status: 1 when a finding reaches the fail level, else 0.
+ * With `ai`, the AI review runs after the helpers (the CLI being its own model broker).
+ * Returns the rendered report and the exit status: 1 when a finding (a helper's, or the model's
+ * placed on the diff) reaches the fail level, else 0.
  */
 export async function reviewCommand(
   args: ReviewArgs,
-  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean; installHooks?: InstallHookRuntime },
+  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean; installHooks?: InstallHookRuntime; ai?: AiReviewer },
 ): Promise<{ output: string; exitCode: number }> {
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(
@@ -53,5 +56,5 @@ export async function reviewCommand(
 
 function failsAt(report: Report, level: FailLevel): boolean {
   if (level === "none") return false;
-  return report.findings.some((finding) => RANK[finding.severity] >= RANK[level]);
+  return [...report.findings, ...report.ai.findings].some((finding) => RANK[finding.severity] >= RANK[level]);
 }
