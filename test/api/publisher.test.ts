@@ -47,6 +47,7 @@ function review(pullNumber: number, head: string): ReviewJob {
     baseSha: BASE_SHA,
     baseRef: "main",
     defaultBranch: "main",
+    repositoryPrivate: true,
     pullUpdatedAt,
     headFrom: "event",
     deliveryId: `d-${pullNumber}-${head.slice(-4)}`,

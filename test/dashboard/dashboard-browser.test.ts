@@ -32,6 +32,7 @@ const review: ReviewJob = {
   baseSha: "b".repeat(40),
   baseRef: "main",
   defaultBranch: "main",
+  repositoryPrivate: true,
   pullUpdatedAt: "2024-05-06T07:08:09Z",
   headFrom: "event",
   deliveryId: randomUUID(),

@@ -42,6 +42,7 @@ function newReview(hunks: Record<string, (readonly [number, number])[]> = {}): R
     baseSha: "b".repeat(40),
     baseRef: "main",
     defaultBranch: "main",
+    repositoryPrivate: true,
     pullUpdatedAt: "2024-05-06T07:08:09Z",
     headFrom: "event",
     deliveryId: `delivery-${shaCounter}`,

@@ -39,6 +39,7 @@ function job(overrides: Partial<ReviewJob>): ReviewJob {
     baseSha: "2".repeat(40),
     baseRef: "main",
     defaultBranch: "main",
+    repositoryPrivate: true,
     pullUpdatedAt: new Date(clock).toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),

@@ -98,6 +98,7 @@ export function localJob(name: string, heads: { baseSha: string; headSha: string
     pullNumber: 7,
     baseRef: "main",
     defaultBranch: "main",
+    repositoryPrivate: true,
     pullUpdatedAt: new Date().toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),
