@@ -78,3 +78,19 @@ export function createNoopPr(dir: string): { readonly baseSha: string; readonly 
   git("checkout", "--quiet", "main");
   return { baseSha: git("rev-parse", "main"), headSha: git("rev-parse", "fork") };
 }
+
+/**
+ * A branch `name` off `from` without `.ai/review-tools.json` and `.ai/context-script` (its
+ * `.ai/review-rules.md` kept). Given as a review's trusted config ref, the review runs no helper
+ * and no script, so it needs no sandbox; the PR's diff is unchanged.
+ */
+export function configWithoutHelpers(dir: string, from: string, name: string): void {
+  const env = gitEnv(dir);
+  const git = (...args: string[]): void => {
+    execFileSync("git", args, { cwd: dir, env, stdio: "ignore" });
+  };
+  git("checkout", "--quiet", "-b", name, from);
+  git("rm", "--quiet", "--ignore-unmatch", ".ai/review-tools.json", ".ai/context-script");
+  git("commit", "--quiet", "--allow-empty", "--message=no helpers");
+  git("checkout", "--quiet", "main");
+}

@@ -74,6 +74,11 @@ export interface ModelStandInRequest {
   readonly json: unknown;
   /** The status answered (0 until it is). */
   status: number;
+  /**
+   * Milliseconds from the body's last byte to the answer's (0 until answered): the stand-in's own
+   * time, which a benchmark subtracts from a caller's wall time to leave the caller's.
+   */
+  handledMs: number;
 }
 
 export type Script = readonly ModelReply[] | ((request: ModelStandInRequest, index: number) => ModelReply);
@@ -123,6 +128,7 @@ export async function startModelStandIn(options: ModelStandInOptions = {}): Prom
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const bodyText = await readBody(request);
+    const bodyRead = performance.now();
     const path = new URL(request.url ?? "/", "http://stand-in").pathname;
     const protocol = request.method !== "POST" ? null : path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" ? "anthropic" : null;
     const record: ModelStandInRequest = {
@@ -135,10 +141,12 @@ export async function startModelStandIn(options: ModelStandInOptions = {}): Prom
       bodyText,
       json: parseJson(bodyText),
       status: 0,
+      handledMs: 0,
     };
     requests.push(record);
     response.on("finish", () => {
       record.status = response.statusCode;
+      record.handledMs = performance.now() - bodyRead;
     });
     if (protocol === null) {
       sendJson(response, 404, { error: { message: `no route for ${record.method} ${path}` } });
