@@ -7,6 +7,7 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { TokenMinter } from "@reviewbot/api/broker/claim-handler";
 import { InstallationSlots } from "@reviewbot/api/broker/installation-slots";
+import { ModelBudget, type ModelBudgetLimits } from "@reviewbot/api/broker/model-budget";
 import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault";
 import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
 import { createApiApp, type ApiDeps } from "@reviewbot/api/create-api-app";
@@ -14,6 +15,9 @@ import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
 import { createLogger } from "@reviewbot/core/logger";
 import { SealedBox } from "@reviewbot/core/sealed-box";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { priceOf, type LlmPrices } from "@reviewbot/llm/llm-prices";
+import type { LlmProtocol } from "@reviewbot/llm/llm-settings";
+import { createModelClient } from "@reviewbot/llm/model-client";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
@@ -50,6 +54,26 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
+type BrokerDeps = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
+
+/** The model broker's settings, as main builds them from REVIEWBOT_LLM_* (apps/api/src/model-broker.ts). */
+export interface HarnessModel {
+  readonly protocol: LlmProtocol;
+  /** The upstream (a stand-in model server). */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** The allowlist; the first is the default offered to workers. */
+  readonly models: readonly string[];
+  readonly maxTokens: number;
+  readonly budgets: ModelBudgetLimits;
+  readonly prices?: LlmPrices;
+  /** The model client's attempts per call and first backoff (production: 4 and 1000 ms). */
+  readonly attempts?: number;
+  readonly backoffMs?: number;
+  /** `fetch_url`'s fetcher; none (fetch off) unless given. */
+  readonly fetcher?: BrokerDeps["fetcher"];
+}
+
 export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   readonly enqueueDeadlineMs?: number;
   readonly botLogins?: readonly string[];
@@ -62,6 +86,8 @@ export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   readonly slotTtlMs?: number;
   /** An existing Redis (its admin URL) instead of a throwaway one, which the harness then leaves running. */
   readonly redisUrl?: string;
+  /** With `workers`: the model broker (the model, fetch and AI-cache routes); off unless given. */
+  readonly model?: HarnessModel;
 };
 
 /** The real API app on a real port, with a throwaway redis-server and log lines captured. */
@@ -117,7 +143,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             tokens: options.tokens === undefined || vault === null ? null : { mint: options.tokens.mint, vault, ttlMs: options.tokens.ttlMs ?? 900_000 },
             slots,
             maxReportBytes: 16 * 1024 * 1024,
-            model: null,
+            model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber),
           },
     dashboard: options.dashboard ?? null,
   });
@@ -149,5 +175,29 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
       await redisServer?.stop();
       rmSync(registryDir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The broker wired as main wires it: the real model client and budget, the key registered with the scrubber first. */
+function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrubber): BrokerDeps {
+  scrubber.register(settings.apiKey);
+  const client = createModelClient({
+    protocol: settings.protocol,
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    timeoutMs: 30_000,
+    ...(settings.attempts === undefined ? {} : { attempts: settings.attempts }),
+    ...(settings.backoffMs === undefined ? {} : { backoffMs: settings.backoffMs }),
+  });
+  const model = settings.models[0] ?? "";
+  const prices = settings.prices ?? new Map();
+  return {
+    upstream: { model, complete: (request, signal) => client.complete(request, signal) },
+    models: settings.models,
+    maxTokens: settings.maxTokens,
+    budget: new ModelBudget(redis, settings.budgets),
+    price: (usage, name) => priceOf(usage, name, prices),
+    fetcher: settings.fetcher ?? null,
+    offer: { model, maxOutputTokens: settings.maxTokens, contextTokens: 128_000, jobTokens: settings.budgets.jobTokens },
   };
 }

@@ -12,6 +12,7 @@ export interface HostedPull {
   readonly upstream: Upstream;
   readonly baseSha: string;
   headSha: string;
+  readonly text?: { readonly title: string; readonly body: string };
 }
 
 export interface HostedPullOptions {
@@ -20,6 +21,8 @@ export interface HostedPullOptions {
   readonly number: number;
   readonly helpers: readonly HelperEntry[];
   readonly fork: (tree: WorkTreeWriter) => void;
+  /** The PR's title and description as the API stand-in serves them. */
+  readonly text?: { readonly title: string; readonly body: string };
 }
 
 /** Creates the repository under the git server's root with `refs/pull/<n>/head`, as GitHub keeps it. */
@@ -37,6 +40,7 @@ export function hostPull(fleet: Fleet, options: HostedPullOptions): HostedPull {
     upstream,
     baseSha: upstream.rev("main"),
     headSha: upstream.rev("fork"),
+    ...(options.text === undefined ? {} : { text: options.text }),
   };
   publishHead(fleet, pull);
   return pull;
@@ -52,7 +56,7 @@ export function pushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTree
 function publishHead(fleet: Fleet, pull: HostedPull): void {
   pull.upstream.git(["update-ref", `refs/pull/${pull.number}/head`, pull.headSha]);
   const hunks = diffHunks(pull.upstream.git(["diff", "--unified=3", `${pull.baseSha}...${pull.headSha}`]));
-  fleet.github.setPullRequest(pull.repository, { number: pull.number, headSha: pull.headSha, baseSha: pull.baseSha, baseRef: "main", hunks });
+  fleet.github.setPullRequest(pull.repository, { number: pull.number, headSha: pull.headSha, baseSha: pull.baseSha, baseRef: "main", hunks, ...pull.text });
 }
 
 /** Head-side extents of every hunk per path, as GitHub places review comments. */

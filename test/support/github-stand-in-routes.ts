@@ -107,6 +107,8 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
           status: 200,
           body: {
             number: pull.number,
+            title: pull.title ?? "A pull request",
+            body: pull.body ?? null,
             state: pull.state ?? "open",
             draft: pull.draft ?? false,
             updated_at: pull.updatedAt ?? new Date().toISOString(),

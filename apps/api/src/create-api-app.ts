@@ -14,7 +14,7 @@ import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
 import { sendError } from "./send-error.js";
 import { aiCacheHandler } from "./broker/ai-cache-handler.js";
-import { claimHandler, type TokenMinter } from "./broker/claim-handler.js";
+import { claimHandler, type ClaimDeps, type TokenMinter } from "./broker/claim-handler.js";
 import { fetchHandler, type UrlFetcher } from "./broker/fetch-handler.js";
 import { modelHandler, type ModelBrokerSettings } from "./broker/model-handler.js";
 import type { InstallationSlots } from "./broker/installation-slots.js";
@@ -51,6 +51,8 @@ export interface ApiDeps {
     readonly registry: WorkerRegistry;
     /** Null without a GitHub App (local sink): claims carry no token. */
     readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
+    /** Reads a PR's title and description for the model (the GitHub App); null without one. */
+    readonly describe: ClaimDeps["describe"];
     /** The per-installation concurrency cap, checked at claim time. */
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
@@ -79,10 +81,10 @@ export function createApiApp(deps: ApiDeps): Express {
     }),
   );
   if (deps.workers !== null) {
-    const { registry, tokens, slots, maxReportBytes, model } = deps.workers;
+    const { registry, tokens, slots, maxReportBytes, model, describe } = deps.workers;
     const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
     const ai = model === null ? null : { ...model.offer, fetchHosts: model.fetcher !== null };
-    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai }));
+    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai, describe }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
     if (model !== null) {
       app.post(JOB_MODEL_PATH, modelHandler({ ...common, model }));

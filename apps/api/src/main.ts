@@ -11,6 +11,7 @@ import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
+import { describePullRequest } from "@reviewbot/github/describe-pull-request";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
 import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
             slots,
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
             model: createModelBroker(toLlmSettings(config), redis, scrubber),
+            describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
           },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });

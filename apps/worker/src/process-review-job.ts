@@ -8,7 +8,7 @@ import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import { readReviewJob } from "@reviewbot/queue/queued-review-job";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
-import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
+import type { ClaimResponse, JobOutcome } from "@reviewbot/queue/worker-protocol";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
@@ -101,7 +101,7 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   try {
     const claim = await deps.jobs.claim(jobId, lock);
     const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, { ...deps, logger });
-    return await runReview(job, lock, claim.job, claim.token, signal, { ...deps, logger }, ai);
+    return await runReview(job, lock, claim, signal, { ...deps, logger }, ai);
   } catch (err) {
     if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
       const delayMs = busyDelayMs(err);
@@ -152,13 +152,13 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
 async function runReview(
   job: Job,
   lock: string,
-  review: ReviewJob,
-  token: string | null,
+  claim: ClaimResponse,
   signal: AbortSignal,
   deps: ProcessDependencies,
   ai: AiReviewer | undefined,
 ): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
+  const review = claim.job;
   // Shown per job in the dashboard: the stage, a line, and helpers done of total.
   const progress = (update: ReviewProgress): void => {
     void job.updateProgress({ ...update }).catch(() => undefined);
@@ -168,9 +168,11 @@ async function runReview(
       () => undefined,
     );
   };
-  const source = await deps.source.resolve(review, token);
+  const source = await deps.source.resolve(review, claim.token);
+  // The PR's title and description (untrusted) go to the context script and the model as data.
+  const pullRequest = { number: review.pullNumber, ...(claim.pullRequest ?? {}) };
   const pipeline = reviewPullRequest(
-    { ...source.request, label: jobId, filterMode: deps.filterMode, signal },
+    { ...source.request, label: jobId, filterMode: deps.filterMode, signal, pullRequest },
     {
       cache: deps.cache,
       engine: deps.engine,

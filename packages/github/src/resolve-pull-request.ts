@@ -11,7 +11,7 @@ interface PullRequestData {
   readonly base: {
     readonly sha: string;
     readonly ref: string;
-    readonly repo: { readonly id: number; readonly default_branch: string } | null;
+    readonly repo: { readonly id: number; readonly default_branch: string; readonly private?: boolean } | null;
   };
 }
 
@@ -55,6 +55,7 @@ export async function resolvePullRequest(octokit: Octokit, task: ResolveTask): P
     baseSha: data.base.sha,
     baseRef: data.base.ref,
     defaultBranch: data.base.repo.default_branch,
+    repositoryPrivate: data.base.repo.private !== false,
     pullUpdatedAt: data.updated_at,
     headFrom: "api",
     deliveryId: task.deliveryId,

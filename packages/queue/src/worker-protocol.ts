@@ -46,6 +46,8 @@ export const ClaimResponse = z.strictObject({
   token: z.string().min(1).max(1000).nullable(),
   expiresAt: z.string().max(100).nullable(),
   ai: AiOffer.nullable(),
+  /** The PR's title and description for the model (untrusted text), when the AI review is on and GitHub answered. */
+  pullRequest: z.strictObject({ title: z.string().max(1000), body: z.string().max(20_000) }).nullable(),
 });
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 

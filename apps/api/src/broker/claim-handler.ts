@@ -3,7 +3,9 @@ import type { RequestHandler } from "express";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
+import type { PullRequestText } from "@reviewbot/github/describe-pull-request";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { ClaimRequest, type AiOffer, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
@@ -26,6 +28,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
   readonly logger: Logger;
   /** What the model broker offers every job (fetch_url only with allowlisted hosts); null: AI review off. */
   readonly ai: (Omit<AiOffer, "fetchUrl"> & { readonly fetchHosts: boolean }) | null;
+  /** The PR's title and description for the model; asked only when the AI review is on. */
+  readonly describe: ((job: ReviewJob) => Promise<PullRequestText | null>) | null;
 }
 
 /**
@@ -48,7 +52,9 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
       // Only a claim that passed the checks above counts against its installation's cap (issue 11).
       await deps.slots.acquire(job.installationId, body.jobId, fresh);
-      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai: aiOffer(deps.ai, job.repositoryPrivate) };
+      const ai = aiOffer(deps.ai, job.repositoryPrivate);
+      const pullRequest = ai === null || deps.describe === null ? null : await deps.describe(job);
+      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest };
       if (deps.tokens !== null) {
         const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
         const expires = Date.parse(minted.expiresAt);

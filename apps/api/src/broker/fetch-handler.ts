@@ -39,7 +39,9 @@ export function fetchHandler(deps: FetchHandlerDeps): RequestHandler {
       deps.logger.info({ ...fields, status: fetched.status, bytes: fetched.text.length, truncated: fetched.truncated }, "url fetched for the model");
       response.status(200).json(fetched);
     } catch (err) {
-      refuseWorkerRequest(response, err, fields, deps.logger);
+      // A cancelled or timed-out review hangs up on its fetch: news, not a fault, and no one to answer.
+      if (gone.signal.aborted && err === gone.signal.reason) deps.logger.info(fields, "fetch abandoned: the worker went away");
+      else refuseWorkerRequest(response, err, fields, deps.logger);
     }
   };
 }

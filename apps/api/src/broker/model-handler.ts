@@ -35,7 +35,7 @@ export interface ModelHandlerDeps extends JobAuthorityDeps {
  * contract (tool names of one shape, bounded schemas, no unknown field); here it is held to the
  * operator's settings: an allowlisted model, each tool offered once, and an output cap clamped to the operator's
  * and to what the job's and installation's budgets have left. The upstream call is aborted when
- * the worker goes away. Usage is recorded against the job and its installation.
+ * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return async (request, response) => {
@@ -55,7 +55,10 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
       const admitted = await settings.budget.admit(body.jobId, job.installationId);
       const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, admitted.outputTokensLeft)) };
       const started = performance.now();
-      const answer = await settings.upstream.complete(clamped, gone.signal);
+      const answer = await settings.upstream.complete(clamped, gone.signal).catch(async (err: unknown) => {
+        if (gone.signal.aborted) await chargeAbandoned(settings, body.jobId, job.installationId, clamped);
+        throw err;
+      });
       const spent = settings.price(answer.usage, clamped.model);
       const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
       deps.logger.info(
@@ -65,9 +68,22 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
       const reply: ModelResponse = { response: answer, budget };
       response.status(200).json(reply);
     } catch (err) {
-      refuseWorkerRequest(response, err, fields, deps.logger);
+      // A cancelled or timed-out review hangs up on its call: news, not a fault, and no one to answer.
+      if (gone.signal.aborted && err === gone.signal.reason) deps.logger.info(fields, "model call abandoned: the worker went away");
+      else refuseWorkerRequest(response, err, fields, deps.logger);
     }
   };
+}
+
+/**
+ * Charges a call the worker walked away from at its worst case: the request was sent, providers
+ * bill it whether or not anyone reads the answer, and its usage will never be known. Without
+ * this, a worker could spend without limit by abandoning every call before it is answered. The
+ * input is estimated at four characters a token; the output at the whole cap the call was given.
+ */
+async function chargeAbandoned(settings: ModelBrokerSettings, jobId: string, installationId: number, request: ChatRequest): Promise<void> {
+  const usage: TokenUsage = { inputTokens: Math.ceil(JSON.stringify(request).length / 4), outputTokens: request.maxTokens };
+  await settings.budget.record(jobId, installationId, usage, settings.price(usage, request.model));
 }
 
 /**

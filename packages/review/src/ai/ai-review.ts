@@ -9,6 +9,7 @@ import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
 import type { AiTool } from "./ai-tool.js";
 import { blobLines } from "./blob-lines.js";
 import { chunkOpening } from "./chunk-opening.js";
+import { readCommitMessages } from "./commit-messages.js";
 import { runChunkLoop, type ChunkOutcome, type LoopLimits } from "./chunk-loop.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import { fetchTool, type FetchedPage } from "./fetch-tool.js";
@@ -88,10 +89,11 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       maxRepeats: 5,
     };
     const configKey = configDigest(rules, input, options.fetchUrl !== undefined);
+    const commits = await readCommitMessages(source);
     const outcomes: { chunk: Chunk; outcome: ChunkOutcome }[] = [];
     try {
       for (const [index, chunk] of plan.chunks.entries()) {
-        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
+        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, commits, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
         const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
         const cached = await readCached(options.cache, key);
         const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap: (kind, label, text) => wrap(kind, label, text), signal }));

@@ -3,13 +3,15 @@ import type { Chunk } from "./plan-chunks.js";
 import type { UntrustedKind } from "./untrusted-text.js";
 
 /** How much of each kind of PR text the opening message shows (characters, before wrapping). */
-const CAPS = { title: 300, body: 4000, context: 8000, findings: 8000 } as const;
+const CAPS = { title: 300, body: 4000, commits: 4000, context: 8000, findings: 8000 } as const;
 
 export interface OpeningFacts {
   readonly part: number;
   readonly parts: number;
   readonly pullRequest?: { readonly number?: number; readonly title?: string; readonly body?: string };
   readonly context: string | null;
+  /** The PR's commit messages, newest first. */
+  readonly commits: string;
   /** The helpers' findings on this chunk's files (already sanitised by the pipeline: still untrusted). */
   readonly findings: readonly Finding[];
 }
@@ -18,7 +20,7 @@ type Wrap = (kind: UntrustedKind, label: string, text: string, maxChars?: number
 
 /**
  * The first user message of one chunk's loop: our framing in our words, and every PR-derived
- * string (title, description, context-script output, helper findings, the diff) inside its own
+ * string (title, description, commit messages, context-script output, helper findings, the diff) inside its own
  * envelope, each cut before it is wrapped.
  */
 export function chunkOpening(chunk: Chunk, facts: OpeningFacts, wrap: Wrap): string {
@@ -27,6 +29,7 @@ export function chunkOpening(chunk: Chunk, facts: OpeningFacts, wrap: Wrap): str
     `Review part ${facts.part} of ${facts.parts} of pull request${pr?.number === undefined ? "" : ` #${pr.number}`}: ${chunk.files.length} file(s).`,
     ...(pr?.title === undefined ? [] : ["The PR's title:", wrap("title", "title", pr.title, CAPS.title)]),
     ...(pr?.body === undefined || pr.body === "" ? [] : ["The PR's description:", wrap("body", "description", pr.body, CAPS.body)]),
+    ...(facts.commits === "" ? [] : ["The PR's commit messages:", wrap("commit-message", "commits", facts.commits, CAPS.commits)]),
     ...(facts.context === null || facts.context === "" ? [] : ["What the repository's context script printed:", wrap("context-script-output", "context", facts.context, CAPS.context)]),
   ];
   const paths = new Set(chunk.files.map((file) => file.path));
