@@ -144,6 +144,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             slots,
             maxReportBytes: 16 * 1024 * 1024,
             model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber),
+            describe: null,
           },
     dashboard: options.dashboard ?? null,
   });
