@@ -1,17 +1,9 @@
 import { z } from "zod";
 import { isAppError } from "@reviewbot/core/errors";
+import type { FetchedPage } from "@reviewbot/llm/fetch-allowlisted";
 import type { AiTool } from "./ai-tool.js";
 import { toolParameters } from "./tool-parameters.js";
 import { ToolInputError } from "./tool-input-error.js";
-
-/** What fetching a URL yields; the broker (or the CLI) performs it under the operator's allowlist. */
-export interface FetchedPage {
-  readonly url: string;
-  readonly status: number;
-  readonly contentType: string;
-  readonly text: string;
-  readonly truncated: boolean;
-}
 
 const FetchArguments = z.strictObject({ url: z.string().min(1).max(2048) });
 
