@@ -566,6 +566,17 @@ describe("the AI cache", () => {
     expect((await cache(job, "put", at, "x".repeat(MAX_AI_CACHE_BYTES - 2))).status).toBe(200);
     expect(((await cache(job, "get", at)).body.result as string).length).toBe(MAX_AI_CACHE_BYTES - 2);
   });
+
+  it("keeps at most 200 entries per PR head: a worker cannot fill the api's Redis through it", async () => {
+    const job = await startJob(openai);
+    for (let index = 0; index < 200; index++) expect((await cache(job, "put", digest(`entry-${index}`), index)).status).toBe(200);
+    const res = await cache(job, "put", digest("entry-200"), 200);
+    expect(refusal(res)).toMatchObject({ status: 403, code: "POLICY_DENIED", message: expect.stringContaining("at most 200") as unknown });
+    expect((await cache(job, "get", digest("entry-200"))).body).toEqual({ result: null });
+    // Control: another PR's job is not affected by this one's entries.
+    const other = await startJob(openai);
+    expect((await cache(other, "put", digest("entry-200"), 200)).status).toBe(200);
+  });
 });
 
 describe("after every case", () => {

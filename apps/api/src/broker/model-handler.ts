@@ -1,12 +1,9 @@
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
-import type { Logger } from "@reviewbot/core/logger";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/llm/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/queue/worker-protocol";
-import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
+import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
 import type { ModelBudget } from "./model-budget.js";
-import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
-import type { WorkerRegistry } from "./worker-registry.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
 export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -23,10 +20,8 @@ export interface ModelBrokerSettings {
   readonly price: (usage: TokenUsage, model: string) => number;
 }
 
-export interface ModelHandlerDeps extends JobAuthorityDeps {
-  readonly registry: WorkerRegistry;
+export interface ModelHandlerDeps extends JobUseDeps {
   readonly model: ModelBrokerSettings;
-  readonly logger: Logger;
 }
 
 /**
@@ -38,41 +33,26 @@ export interface ModelHandlerDeps extends JobAuthorityDeps {
  * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
-  return async (request, response) => {
-    response.setHeader("Cache-Control", "no-store");
-    const fields: Record<string, unknown> = { route: "model", remoteAddress: request.socket.remoteAddress };
-    const gone = new AbortController();
-    response.on("close", () => {
-      if (!response.writableFinished) gone.abort(new Error("the worker closed the connection"));
+  return jobUseRoute(deps, { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST_BYTES }, async ({ body, job, signal, fields, response }) => {
+    Object.assign(fields, { model: body.request.model });
+    const settings = deps.model;
+    checkRequest(body.request, settings.models);
+    const admitted = await settings.budget.admit(body.jobId, job.installationId);
+    const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, admitted.outputTokensLeft)) };
+    const started = performance.now();
+    const answer = await settings.upstream.complete(clamped, signal).catch(async (err: unknown) => {
+      if (signal.aborted) await chargeAbandoned(settings, body.jobId, job.installationId, clamped);
+      throw err;
     });
-    try {
-      const { worker, body } = await readWorkerRequest(request, deps.registry, ModelRequest, MAX_MODEL_REQUEST_BYTES);
-      Object.assign(fields, { worker, jobId: body.jobId, model: body.request.model });
-      const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "use" });
-      Object.assign(fields, { installationId: job.installationId });
-      const settings = deps.model;
-      checkRequest(body.request, settings.models);
-      const admitted = await settings.budget.admit(body.jobId, job.installationId);
-      const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, admitted.outputTokensLeft)) };
-      const started = performance.now();
-      const answer = await settings.upstream.complete(clamped, gone.signal).catch(async (err: unknown) => {
-        if (gone.signal.aborted) await chargeAbandoned(settings, body.jobId, job.installationId, clamped);
-        throw err;
-      });
-      const spent = settings.price(answer.usage, clamped.model);
-      const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
-      deps.logger.info(
-        { ...fields, ...answer.usage, microdollars: spent, stop: answer.stop, toolCalls: answer.toolCalls.length, ms: Math.round(performance.now() - started), jobTokens: budget.usedTokens },
-        "model call",
-      );
-      const reply: ModelResponse = { response: answer, budget };
-      response.status(200).json(reply);
-    } catch (err) {
-      // A cancelled or timed-out review hangs up on its call: news, not a fault, and no one to answer.
-      if (gone.signal.aborted && err === gone.signal.reason) deps.logger.info(fields, "model call abandoned: the worker went away");
-      else refuseWorkerRequest(response, err, fields, deps.logger);
-    }
-  };
+    const spent = settings.price(answer.usage, clamped.model);
+    const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
+    deps.logger.info(
+      { ...fields, ...answer.usage, microdollars: spent, stop: answer.stop, toolCalls: answer.toolCalls.length, ms: Math.round(performance.now() - started), jobTokens: budget.usedTokens },
+      "model call",
+    );
+    const reply: ModelResponse = { response: answer, budget };
+    response.status(200).json(reply);
+  });
 }
 
 /**
