@@ -41,5 +41,5 @@ function oneLine(text: string): string {
 
 function block(text: string, indent: string): string[] {
   const { text: clean } = sanitiseText(text, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets: [] });
-  return clean.trimEnd().split("\n").map((line) => `${indent}${line}`);
+  return clean.trimEnd().split("\n").map((line) => (line.trim() === "" ? "" : `${indent}${line}`));
 }
