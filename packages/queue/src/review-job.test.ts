@@ -10,6 +10,7 @@ const valid: ReviewJob = {
   baseSha: "b".repeat(40),
   baseRef: "main",
   defaultBranch: "main",
+  repositoryPrivate: false,
   pullUpdatedAt: "2024-05-06T07:08:09Z",
   headFrom: "event",
   deliveryId: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
@@ -19,6 +20,12 @@ const valid: ReviewJob = {
 describe("parseReviewJob", () => {
   it("accepts a job of identifiers", () => {
     expect(parseReviewJob(valid)).toEqual(valid);
+  });
+
+  it("takes a job that does not say whether its repository is private as private (fetch_url stays off)", () => {
+    const unsaid: Partial<ReviewJob> = { ...valid };
+    delete unsaid.repositoryPrivate;
+    expect(parseReviewJob(unsaid)).toEqual({ ...valid, repositoryPrivate: true });
   });
 
   it.each([
