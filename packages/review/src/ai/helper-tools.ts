@@ -8,6 +8,9 @@ import { ToolInputError } from "./tool-input-error.js";
 // The policy checks each argument (buildHelperArgv); here only the shape.
 const HelperArguments = z.strictObject({ args: z.array(z.unknown()).max(64).optional() });
 
+/** Helper runs one AI review may ask for: each is a sandbox of up to the helper's timeout. */
+export const MAX_HELPER_CALLS = 20;
+
 /** The most findings listed in one helper call's answer; the count says how many more. */
 const MAX_LISTED_FINDINGS = 100;
 
@@ -15,14 +18,16 @@ const MAX_LISTED_FINDINGS = 100;
  * The repository's helpers as tools. A helper that allows arguments takes `args` (at most its
  * `max_args`, each checked again by the policy's `buildHelperArgv`: `--` before them, no `.ai`,
  * no control characters); one that does not takes nothing. Each call is a fresh sandbox, as in the
- * pipeline. A helper whose name is one of ours (`builtin`) is not offered: the built-in wins and
- * the model is never confused about which ran.
+ * pipeline, and a review runs at most {@link MAX_HELPER_CALLS} of them (a model talked into
+ * calling helpers in a loop costs sandboxes, not only tokens). A helper whose name is one of ours
+ * (`builtin`) is not offered: the built-in wins and the model is never confused about which ran.
  */
 export function helperTools(
   helpers: readonly ResolvedHelper[],
   run: (helper: ResolvedHelper, args: readonly unknown[]) => Promise<HelperReport>,
   builtin: ReadonlySet<string>,
 ): AiTool[] {
+  let calls = 0;
   return helpers
     .filter((helper) => !builtin.has(helper.name))
     .map((helper) => ({
@@ -31,6 +36,8 @@ export function helperTools(
       async run(args) {
         const parsed = HelperArguments.safeParse(args ?? {});
         if (!parsed.success) throw new ToolInputError(`${helper.name}: the arguments must be an object with an optional "args" array of strings`);
+        calls += 1;
+        if (calls > MAX_HELPER_CALLS) throw new ToolInputError(`${helper.name}: not run: this review's ${MAX_HELPER_CALLS} helper runs are used`);
         return describeRun(await run(helper, parsed.data.args ?? []));
       },
     }));
