@@ -142,7 +142,7 @@ describe("the AI review through the fleet (api broker, worker loop, GitHub stand
     // The model wrote the key into its summary and a comment (a leak it might have been tricked
     // into): the api's scrubber took it out of everything published.
     const published = JSON.stringify(fleet.github.requests);
-    expect(published).not.toContain(MODEL_KEY);
+    for (const canary of [MODEL_KEY, ...WORKER_CREDENTIALS, fleet.redis.roles?.worker.password ?? "", fleet.redis.roles?.api.password ?? ""]) expect(published).not.toContain(canary);
     expect(fleet.allLogs()).not.toContain(MODEL_KEY);
   });
 
