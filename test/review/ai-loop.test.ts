@@ -100,6 +100,19 @@ describe("the AI review loop against a stand-in model", () => {
     expect(report).toMatchObject({ status: "partial", findings: [{ line: 1 }] });
   });
 
+  it("shows the model a file's whole patch when the planner fitted it in one chunk (the envelope does not cut it again)", async () => {
+    const before = standIn.modelRequests().length;
+    standIn.script([SUBMIT]);
+    // About 9,000 tokens of patch: one chunk of a 32k context, far past the 24,000 characters a tool answer gets.
+    const lines = Array.from({ length: 900 }, (_, index) => `export const value${index} = "${"v".repeat(12)}";`);
+    const report = await review(await pull({ "src/long.ts": `${lines.join("\n")}\n` }));
+    expect(report.coverage).toMatchObject({ files: 1, reviewedFiles: 1 });
+    const [request] = since(before);
+    expect(request?.bodyText.length).toBeGreaterThan(40_000);
+    expect(request?.bodyText).toContain("export const value899 = ");
+    expect(request?.bodyText).not.toContain("[truncated:");
+  });
+
   it("ends a chunk at the turn cap with a last tools-off turn, and keeps the request prefix byte-identical", async () => {
     const before = standIn.modelRequests().length;
     standIn.script((request) => (request.bodyText.includes("Stop browsing") ? SUBMIT : reply.toolCall("list_dir", { path: `src${standIn.modelRequests().length}` })));

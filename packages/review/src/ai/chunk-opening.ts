@@ -40,7 +40,8 @@ export function chunkOpening(chunk: Chunk, facts: OpeningFacts, wrap: Wrap): str
   }
   parts.push("The diff of this part:");
   for (const file of chunk.files) {
-    parts.push(wrap("diff", file.path, file.patch));
+    // The planner already sized the chunk to the context: the envelope must not cut it again.
+    parts.push(wrap("diff", file.path, file.patch, file.patch.length));
     if (file.note !== null) parts.push(`(note: ${file.note})`);
   }
   parts.push("Look at what you need with the tools, then call submit_review.");
