@@ -92,22 +92,27 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     const configKey = configDigest(rules, input, options.fetchUrl !== undefined);
     const commits = await readCommitMessages(source);
     const outcomes: { chunk: Chunk; outcome: ChunkOutcome }[] = [];
+    let synthesis: ChunkOutcome | null = null;
     try {
       for (const [index, chunk] of plan.chunks.entries()) {
         const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, commits, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
         const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
         const cached = await readCached(options.cache, key);
-        const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap: (kind, label, text) => wrap(kind, label, text), signal }));
+        const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap, signal }));
         if (cached === null && outcome.review !== null && outcome.ended === "submitted") await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
         outcomes.push({ chunk, outcome });
         options.logger.info({ part: index + 1, parts: plan.chunks.length, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage }, "ai review chunk done");
       }
+      const summaries = outcomes.flatMap(({ outcome }) => (outcome.review === null ? [] : [outcome.review.summary]));
+      if (summaries.length > 1) synthesis = await synthesise(summaries, { options, system, tools, limits, wrap, signal });
     } catch (err) {
       if (isAppError(err) && err.code === "LLM_REFUSED") return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, checkout.diff.files.length);
       throw err;
     }
     const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);
-    const summary = reviewed.length <= 1 ? (reviewed[0]?.outcome.review?.summary ?? "") : await synthesise(reviewed.map(({ outcome }) => outcome.review?.summary ?? ""), { options, system, tools, limits, wrap, signal, outcomes });
+    const partSummaries = reviewed.map(({ outcome }) => outcome.review?.summary ?? "");
+    // The synthesis's own summary, or the parts' (one part: its summary; a synthesis that gave none: all of them).
+    const summary = synthesis?.review?.summary ?? partSummaries.join("\n\n");
     const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, blobLines(source, checkout.diff));
     const reviewedPaths = new Set(reviewed.flatMap(({ chunk }) => chunk.files.map((file) => file.path)));
     const unreviewed = outcomes.filter(({ outcome }) => outcome.review === null).flatMap(({ chunk, outcome }) => chunk.files.map((file) => ({ path: file.path, reason: `no review (${outcome.ended})` })));
@@ -118,7 +123,7 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       summary,
       findings: placement.placed.map((finding): PlacedAiFinding => ({ path: finding.path, side: finding.side, startLine: finding.startLine ?? null, line: finding.line, severity: finding.severity, category: finding.category, title: finding.title, body: finding.body, suggestion: finding.suggestion ?? null })),
       unplaced: placement.unplaced.map(({ finding, reason }) => ({ path: finding.path, line: finding.line, title: finding.title, reason })),
-      usage: totalUsage(outcomes.map(({ outcome }) => outcome)),
+      usage: totalUsage([...outcomes.map(({ outcome }) => outcome), ...(synthesis === null ? [] : [synthesis])]),
       coverage: { files: checkout.diff.files.length, reviewedFiles: reviewedPaths.size, skipped: [...plan.skipped, ...unreviewed] },
       note: status === "failed" ? "the model submitted no review for any part of the PR" : null,
     };
@@ -132,19 +137,16 @@ interface SynthesisContext {
   readonly limits: LoopLimits;
   readonly wrap: (kind: UntrustedKind, label: string, text: string) => string;
   readonly signal: AbortSignal;
-  readonly outcomes: { chunk: Chunk; outcome: ChunkOutcome }[];
 }
 
 /** One call that merges the parts' summaries (model-written from untrusted data: wrapped too) into one. */
-async function synthesise(summaries: readonly string[], context: SynthesisContext): Promise<string> {
+async function synthesise(summaries: readonly string[], context: SynthesisContext): Promise<ChunkOutcome> {
   const opening = [
     `You reviewed this pull request in ${summaries.length} parts. These are your summaries of the parts:`,
     ...summaries.map((summary, index) => context.wrap("body", `summary of part ${index + 1}`, summary)),
     "Call submit_review now with one summary of the whole PR and an empty findings list (the parts' findings are kept).",
   ].join("\n\n");
-  const outcome = await runChunkLoop({ ...context, model: context.options.model, opening, limits: { ...context.limits, maxTurns: 2 }, tokensLeft: context.options.tokensLeft });
-  context.outcomes.push({ chunk: { id: "synthesis", files: [], estimatedTokens: 0 }, outcome: { ...outcome, review: null, ended: "submitted" } });
-  return outcome.review?.summary ?? summaries.join("\n\n");
+  return runChunkLoop({ ...context, model: context.options.model, opening, limits: { ...context.limits, maxTurns: 2 }, tokensLeft: context.options.tokensLeft });
 }
 
 async function readCached(cache: ChunkCache | undefined, key: string): Promise<ChunkOutcome | null> {
