@@ -22,16 +22,27 @@ export async function readPrPatches(source: RepoSource, diff: PullDiff): Promise
     ["diff", "--patch", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/", ...DIFF_FLAGS, "--end-of-options", source.fromSha, source.headSha],
     { maxOutputBytes: MAX_PR_PATCH_BYTES },
   );
-  const text = stdout.toString("utf8");
-  const sections: string[] = [];
-  let start = text.startsWith("diff --git ") ? 0 : -1;
-  for (let next = text.indexOf("\ndiff --git ", 0); start !== -1; next = text.indexOf("\ndiff --git ", start)) {
-    const end = next === -1 ? text.length : next + 1;
-    sections.push(text.slice(start, end));
-    start = next === -1 ? -1 : next + 1;
-  }
+  const sections = splitPatchSections(stdout.toString("utf8"));
   if (sections.length !== diff.files.length) {
     throw new AppError("GIT_FAILED", `the PR's patch has ${sections.length} file sections for ${diff.files.length} changed files`);
   }
   return diff.files.map((file, index) => ({ path: file.path, binary: file.binary, patch: sections[index] ?? "" }));
+}
+
+/**
+ * A patch's file sections, each from its `diff --git` line to the next: one scan, whatever the
+ * lines' lengths (the patch is the PR's bytes). Text before the first section (none from git) is
+ * dropped.
+ */
+export function splitPatchSections(text: string): string[] {
+  const opens = text.startsWith("diff --git ");
+  let start = opens ? 0 : text.indexOf("\ndiff --git ") + 1;
+  if (start === 0 && !opens) return [];
+  const sections: string[] = [];
+  for (;;) {
+    const next = text.indexOf("\ndiff --git ", start);
+    sections.push(text.slice(start, next === -1 ? text.length : next + 1));
+    if (next === -1) return sections;
+    start = next + 1;
+  }
 }
