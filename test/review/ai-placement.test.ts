@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { computePullDiff, type PullDiff } from "@reviewbot/overlay/pull-diff";
+import { blobLines } from "@reviewbot/review/ai/blob-lines";
 import { placeFindings, type DiffSide } from "@reviewbot/review/ai/place-findings";
 import { planChunks } from "@reviewbot/review/ai/plan-chunks";
 import type { AiFinding } from "@reviewbot/review/ai/submit-review";
@@ -29,17 +30,11 @@ async function pull(): Promise<PullFixture> {
   upstream.commitOn("main", (tree) => { tree.write("src/tricky.ts", `${BASE.join("\n")}\n`); });
   upstream.git(["branch", "--force", "fork", "main"]);
   upstream.commitOn("fork", (tree) => { tree.write("src/tricky.ts", `${HEAD.join("\n")}\n`); });
-  const diff = await computePullDiff(gitContext(upstream.home), join(upstream.dir, ".git"), upstream.rev("main"), upstream.rev("fork"));
-  const blobs = new Map<string, string[]>();
-  const lineText = (side: DiffSide, path: string, line: number) => {
-    const object = `${side === "LEFT" ? diff.fromSha : diff.headSha}:${path}`;
-    let lines = blobs.get(object);
-    if (lines === undefined) {
-      lines = upstream.git(["cat-file", "blob", object]).split("\n");
-      blobs.set(object, lines);
-    }
-    return Promise.resolve(lines[line - 1] ?? null);
-  };
+  const context = gitContext(upstream.home);
+  const gitDir = join(upstream.dir, ".git");
+  const diff = await computePullDiff(context, gitDir, upstream.rev("main"), upstream.rev("fork"));
+  // The worker's own reader: head for RIGHT, the merge base for LEFT, by SHA.
+  const lineText = blobLines({ context, gitDir, headSha: diff.headSha, baseSha: diff.baseSha, fromSha: diff.fromSha }, diff);
   return { upstream, diff, lineText };
 }
 
