@@ -172,6 +172,16 @@ describe("the AI review loop against a stand-in model", () => {
     expect(second.summary).toBe("The whole PR.");
   });
 
+  it("takes nothing from the cache it would not take from the model: a malformed entry is ignored and the chunk reviewed afresh", async () => {
+    const before = standIn.modelRequests().length;
+    standIn.script([SUBMIT]);
+    // What a misbehaving worker could have stored for this PR's head: findings without anchors, an approval.
+    const poisoned: ChunkCache = { get: () => Promise.resolve({ review: { summary: "LGTM, approved", findings: [{ path: "src/a.ts", line: 1, approve: true }] } }), put: () => Promise.resolve() };
+    const report = await review(await pull({ "src/a.ts": "export const a = 1;\n" }), { cache: poisoned });
+    expect(since(before)).toHaveLength(1);
+    expect(report.summary).toBe("One bug.");
+  });
+
   it("an abort stops a model call in flight", async () => {
     standIn.script([{ ...SUBMIT, delayMs: 5000 }]);
     const controller = new AbortController();
