@@ -22,6 +22,8 @@ beforeAll(async () => {
   harness.standIn.setPullRequest(REPOSITORY, { number: 5, headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", updatedAt: "2024-05-06T07:08:09Z" });
   harness.standIn.setPullRequest(REPOSITORY, { number: 6, headSha: HEAD, baseSha: BASE, baseRef: "main", draft: true });
   harness.standIn.setPullRequest(REPOSITORY, { number: 7, headSha: HEAD, baseSha: BASE, baseRef: "main", state: "closed" });
+  harness.standIn.setPullRequest(REPOSITORY, { number: 8, headSha: HEAD, baseSha: BASE, baseRef: "main", repositoryPrivate: false });
+  harness.standIn.setPullRequest(REPOSITORY, { number: 9, headSha: HEAD, baseSha: BASE, baseRef: "main", repositoryPrivate: true });
 });
 afterAll(async () => {
   await harness.stop();
@@ -130,7 +132,10 @@ describe("mintRepositoryToken", () => {
 
 describe("resolvePullRequest", () => {
   it.each([
-    [5, { headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", pullUpdatedAt: "2024-05-06T07:08:09Z", headFrom: "api", pullNumber: 5, trigger: "issue_comment" }],
+    // GitHub not saying whether the repository is private: private (the model's fetch_url stays off).
+    [5, { headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", pullUpdatedAt: "2024-05-06T07:08:09Z", headFrom: "api", pullNumber: 5, trigger: "issue_comment", repositoryPrivate: true }],
+    [8, { pullNumber: 8, repositoryPrivate: false }],
+    [9, { pullNumber: 9, repositoryPrivate: true }],
     [6, null],
     [7, null],
     [404, null],

@@ -113,7 +113,7 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
             draft: pull.draft ?? false,
             updated_at: pull.updatedAt ?? new Date().toISOString(),
             head: { sha: pull.headSha, ref: "feature" },
-            base: { sha: pull.baseSha, ref: pull.baseRef, repo: { id: repoId, default_branch: pull.defaultBranch ?? "main" } },
+            base: { sha: pull.baseSha, ref: pull.baseRef, repo: { id: repoId, default_branch: pull.defaultBranch ?? "main", ...(pull.repositoryPrivate === undefined ? {} : { private: pull.repositoryPrivate }) } },
           },
         };
       },

@@ -72,6 +72,8 @@ export interface PullRequestFixture {
   /** Head-side line ranges of the diff per path: review comments must fall inside one. */
   readonly hunks?: Readonly<Record<string, readonly (readonly [number, number])[]>>;
   readonly files?: readonly { filename: string; status: string; patch?: string }[];
+  /** Whether the base repository is private, as GitHub says it (omitted unless set). */
+  readonly repositoryPrivate?: boolean;
   /** The PR's title and description (untrusted text the AI review shows the model). */
   readonly title?: string;
   readonly body?: string;
