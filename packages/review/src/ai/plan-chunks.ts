@@ -71,44 +71,45 @@ export function planChunks(files: readonly PatchedFile[], options: { readonly ma
   return { chunks, skipped };
 }
 
-// The file as one part when it fits, else as parts of consecutive hunks that each fit.
+// The file as one part when it fits, else as parts of consecutive hunks that each fit. Hunks are
+// found by offset and a part is one slice of the patch: no string per hunk, no concatenation.
 function split(file: PatchedFile, budget: number): ChunkFile[] {
-  const { header, hunks } = hunksOf(file.patch);
-  if (hunks.length === 0) return [];
-  if (estimateTokens(file.patch) <= budget) return [{ path: file.path, patch: file.patch, note: null }];
+  const { patch } = file;
+  const first = firstHunk(patch);
+  if (first === -1) return [];
+  if (estimateTokens(patch) <= budget) return [{ path: file.path, patch, note: null }];
+  const header = patch.slice(0, first);
   // The characters that estimate to `budget` tokens (estimateTokens counts four a token).
   const room = budget * 4 - header.length;
   const parts: ChunkFile[] = [];
-  let body = "";
-  for (const hunk of hunks) {
-    if (body.length + hunk.length <= room) {
-      body += hunk;
-      continue;
+  // The open part is the hunks in [open, start); the hunk at hand is [start, end).
+  let open = first;
+  for (let start = first; start < patch.length; ) {
+    const next = patch.indexOf("\n@@ ", start);
+    const end = next === -1 ? patch.length : next + 1;
+    if (end - open > room) {
+      if (start > open) parts.push({ path: file.path, patch: header + patch.slice(open, start), note: null });
+      open = start;
+      if (end - start > room) {
+        parts.push(cutHunk(file.path, header, patch.slice(start, end), room, budget));
+        open = end;
+      }
     }
-    if (body !== "") parts.push({ path: file.path, patch: header + body, note: null });
-    body = "";
-    if (hunk.length <= room) body = hunk;
-    else parts.push(cutHunk(file.path, header, hunk, room, budget));
+    start = end;
   }
-  if (body !== "") parts.push({ path: file.path, patch: header + body, note: null });
+  if (open < patch.length) parts.push({ path: file.path, patch: header + patch.slice(open), note: null });
   return parts;
 }
 
 /**
- * A patch split at its hunk headers. Every line of a hunk body starts with " ", "+", "-" or "\",
- * so a line starting "@@ " is always a header: a content line reading "+@@ …" or "++ x" is not.
+ * Where a patch's first hunk starts, -1 without one. Every line of a hunk body starts with " ",
+ * "+", "-" or "\\", so a line starting "@@ " is always a header: a content line reading "+@@ …" or
+ * "++ x" is not.
  */
-function hunksOf(patch: string): { header: string; hunks: string[] } {
-  const first = patch.startsWith("@@ ") ? 0 : patch.indexOf("\n@@ ") + 1;
-  if (first === 0 && !patch.startsWith("@@ ")) return { header: patch, hunks: [] };
-  const hunks: string[] = [];
-  for (let start = first; start < patch.length; ) {
-    const next = patch.indexOf("\n@@ ", start);
-    const end = next === -1 ? patch.length : next + 1;
-    hunks.push(patch.slice(start, end));
-    start = end;
-  }
-  return { header: patch.slice(0, first), hunks };
+function firstHunk(patch: string): number {
+  if (patch.startsWith("@@ ")) return 0;
+  const at = patch.indexOf("\n@@ ");
+  return at === -1 ? -1 : at + 1;
 }
 
 const NEW_START = /^@@ -\d+(?:,\d+)? \+(\d+)/;
