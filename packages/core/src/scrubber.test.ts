@@ -55,12 +55,15 @@ describe("SecretScrubber with expiring secrets", () => {
       const scrubber = new SecretScrubber();
       for (let i = 0; i < count; i++) scrubber.register(`ghs_${randomBytes(18).toString("hex")}`);
       scrubber.scrub(text);
-      const samples = Array.from({ length: 5 }, () => {
-        const start = process.hrtime.bigint();
-        scrubber.scrub(text);
-        return Number(process.hrtime.bigint() - start);
-      }).sort((a, b) => a - b);
-      return samples[2] ?? 0;
+      // The fastest of nine: noise from other processes only ever adds time (the median of five
+      // measured 7 in a CI run beside other load, where each alone measures about 1).
+      return Math.min(
+        ...Array.from({ length: 9 }, () => {
+          const start = process.hrtime.bigint();
+          scrubber.scrub(text);
+          return Number(process.hrtime.bigint() - start);
+        }),
+      );
     };
     const small = timed(1000);
     const large = timed(16_000);

@@ -36,8 +36,7 @@ export function growthRatio<T>(run: (input: T) => unknown, make: (size: number) 
     run(large);
   }
   // Up to five rounds, the lowest kept: a round that other processes slowed (turbo runs every
-  // package's tests at once on two cores: 6.2 measured for linear code, and 6.7 after three
-  // rounds for planChunks in CI, which measures about 3 alone) is measured again, while
+  // package's tests at once on two cores: 6.2 measured for linear code) is measured again, while
   // quadratic work stays near 16 in every round.
   let ratio = Number.POSITIVE_INFINITY;
   for (let round = 0; round < 5 && ratio > SETTLED_RATIO; round += 1) ratio = Math.min(ratio, fastestRatio(run, small, large, repetitions));
