@@ -1,0 +1,123 @@
+import type { Octokit } from "@octokit/core";
+import { AppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
+import { z } from "zod";
+import { ReviewThread, threadVerdict } from "./thread-verdict.js";
+
+export interface ThreadsOfPull {
+  readonly owner: string;
+  readonly repo: string;
+  readonly pullNumber: number;
+}
+
+export interface ThreadSweep {
+  /** Threads of ours resolved by this call. */
+  readonly resolved: number;
+  /** Open threads of ours left open: still current, or someone replied. */
+  readonly kept: number;
+}
+
+const PAGE_SIZE = 100;
+// 1,000 threads: far more than a PR reviewbot comments on stays readable with; past it the rest waits for the next push.
+const MAX_PAGES = 10;
+
+const THREADS_QUERY = `query ($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: ${PAGE_SIZE}, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved isOutdated comments(first: 1) { totalCount nodes { databaseId } } }
+      }
+    }
+  }
+}`;
+
+const RESOLVE_MUTATION = `mutation ($id: ID!) {
+  resolveReviewThread(input: { threadId: $id }) { thread { id isResolved } }
+}`;
+
+const ThreadsPage = z.object({
+  repository: z.object({
+    pullRequest: z.object({
+      reviewThreads: z.object({
+        pageInfo: z
+          .object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() })
+          .refine((info) => !info.hasNextPage || info.endCursor !== null, "hasNextPage without an endCursor"),
+        nodes: z.array(ReviewThread).max(PAGE_SIZE),
+      }),
+    }),
+  }),
+});
+
+const ResolvedThread = z.object({
+  resolveReviewThread: z.object({ thread: z.object({ id: z.string(), isResolved: z.literal(true) }) }),
+});
+
+/**
+ * Resolves the review threads a later push left behind (issue 15): each thread that starts with a
+ * comment of ours (`isOurs`, from the ids we posted), that GitHub reports outdated, that is still
+ * open and that nobody replied to. Replied threads stay open. Idempotent: resolved threads are
+ * skipped, and resolving one twice is harmless. Reads at most {@link MAX_PAGES} pages of threads.
+ * GraphQL errors (HTTP 200 with `errors`), HTTP failures and answers of the wrong shape are
+ * `GITHUB_API_FAILED`, naming GitHub's messages or the first field that did not match.
+ */
+export async function resolveOutdatedThreads(
+  octokit: Octokit,
+  pull: ThreadsOfPull,
+  isOurs: (commentDatabaseId: number) => boolean,
+  logger: Logger,
+): Promise<ThreadSweep> {
+  const details = { repository: `${pull.owner}/${pull.repo}`, pullNumber: pull.pullNumber };
+  const toResolve: string[] = [];
+  let kept = 0;
+  let cursor: string | null = null;
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const answer = await ask(octokit, THREADS_QUERY, { owner: pull.owner, name: pull.repo, number: pull.pullNumber, cursor }, "review-thread query", details);
+    const { pageInfo, nodes } = checked(ThreadsPage, answer, "review-thread query", details).repository.pullRequest.reviewThreads;
+    for (const thread of nodes) {
+      const verdict = threadVerdict(thread, isOurs);
+      if (verdict === "resolve") toResolve.push(thread.id);
+      if (verdict === "keep") kept++;
+    }
+    if (!pageInfo.hasNextPage) break;
+    if (page === MAX_PAGES) logger.warn({ ...details, pages: MAX_PAGES }, "review threads past the page limit left unread");
+    cursor = pageInfo.endCursor;
+  }
+  // One at a time: mutations count against GitHub's secondary rate limit, and each takes a pace slot.
+  for (const id of toResolve) {
+    const answer = await ask(octokit, RESOLVE_MUTATION, { id }, "resolveReviewThread mutation", { ...details, threadId: id });
+    checked(ResolvedThread, answer, "resolveReviewThread mutation", { ...details, threadId: id });
+  }
+  if (toResolve.length > 0) logger.info({ ...details, resolved: toResolve.length, kept }, "outdated review threads resolved");
+  return { resolved: toResolve.length, kept };
+}
+
+type Details = Readonly<Record<string, unknown>>;
+
+/**
+ * One GraphQL call through `octokit.graphql`, which also finds GHES's `/api/graphql` from an
+ * `/api/v3` base URL. It throws `GraphqlResponseError` when the answer carries `errors`.
+ */
+async function ask(octokit: Octokit, query: string, variables: Record<string, unknown>, what: string, details: Details): Promise<unknown> {
+  try {
+    return await octokit.graphql<unknown>(query, variables);
+  } catch (error) {
+    const { name, errors, status } = error as { name?: unknown; errors?: unknown; status?: unknown };
+    // Recognised by name: @octokit/graphql is core's dependency, not ours.
+    const messages = name === "GraphqlResponseError" && Array.isArray(errors)
+      ? errors.map((e) => String((e as { message?: unknown } | null)?.message)).join("; ")
+      : null;
+    throw new AppError("GITHUB_API_FAILED", messages === null ? `the ${what} failed` : `GitHub refused the ${what}: ${messages}`, {
+      cause: error,
+      details: { ...details, status },
+    });
+  }
+}
+
+function checked<T extends z.ZodType>(schema: T, answer: unknown, what: string, details: Details): z.infer<T> {
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
+  throw new AppError("GITHUB_API_FAILED", `GitHub's answer to the ${what} has the wrong shape at ${field}: ${issue?.message ?? "invalid"}`, { details });
+}
