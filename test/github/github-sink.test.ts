@@ -59,6 +59,7 @@ const finding = (line: number | null, extra: Partial<PublishedFinding> = {}): Pu
   message: `problem on ${String(line)}`,
   rule: "no-problem",
   helper: "eslint",
+  anchor: line === null ? null : String(line).padStart(16, "0"),
   ...extra,
 });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import type { Finding } from "@reviewbot/review/findings/finding";
 import { createSampleRepo, REVIEW_ENGINES, useReviewOf } from "../support/review-fixture.js";
 
-const where = (findings: Report["findings"]): string[] => findings.map((f) => `${f.path}:${String(f.line)} ${f.rule ?? ""} ${f.severity}`).sort();
+const where = (findings: readonly Finding[]): string[] => findings.map((f) => `${f.path}:${String(f.line)} ${f.rule ?? ""} ${f.severity}`).sort();
 
 describe.each(REVIEW_ENGINES)("review pipeline on the bundled sample ($name)", (kind) => {
   const review = useReviewOf(kind, "review-sample", (root) => ({ dir: createSampleRepo(root) }));

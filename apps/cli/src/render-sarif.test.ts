@@ -12,7 +12,7 @@ const finding = (path: string): Finding => ({
 const report = (findings: readonly Finding[], ai: AiReport = aiOff()) => ({ helpers: [{ name: "lint" }], findings, ai }) as unknown as Report;
 
 const aiFinding = (path: string, side: PlacedAiFinding["side"], category: PlacedAiFinding["category"], startLine: number | null, line: number): PlacedAiFinding => ({
-  path, side, startLine, line, severity: "error", category, title: `${category} here`, body: "why", suggestion: null,
+  path, side, startLine, line, severity: "error", category, title: `${category} here`, body: "why", suggestion: null, anchor: "0123456789abcdef",
 });
 const aiDone = (findings: readonly PlacedAiFinding[]): AiReport => ({ ...aiOff(), status: "done", model: "m1", findings });
 

@@ -42,5 +42,6 @@ export function jobAiReviewer(
     },
     scrub: (text) => deps.scrubber.scrub(text),
     logger: deps.logger,
+    ...(claim.previous === null ? {} : { previous: claim.previous }),
   });
 }

@@ -11,7 +11,7 @@ const helper = {
 const report: Report = {
   repo: "/srv/repos/acme/x", base: { ref: "main", sha: "a".repeat(40) }, head: { ref: "b".repeat(40), sha: "b".repeat(40) },
   engine: "bwrap", sandboxed: true, overlay: { source: "ref", failedClosed: false, reason: null, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [".ai/x"] },
-  context: null, config: { errors: [] }, helpers: [helper], findings: [finding],
+  context: null, config: { errors: [] }, helpers: [helper], findings: [{ ...finding, anchor: "0123456789abcdef" }],
   filtered: { mode: "added", dropped: 2, skippedByContext: 0 }, errors: [], hunks: { "a.py": [{ start: 1, end: 5 }] },
   timings: { checkoutMs: 1, contextMs: 1, helpersMs: 1, findingsMs: 1, aiMs: 0, totalMs: 40.4 },
   ai: aiOff(),
@@ -19,7 +19,7 @@ const report: Report = {
 
 describe("toPublishedReport", () => {
   it.each([
-    ["a report with findings", report, { findings: [finding], hunks: { "a.py": [{ start: 1, end: 5 }] }, durationMs: 40, filtered: { mode: "added", dropped: 2 } }],
+    ["a report with findings", report, { findings: [{ ...finding, anchor: "0123456789abcdef" }], hunks: { "a.py": [{ start: 1, end: 5 }] }, durationMs: 40, filtered: { mode: "added", dropped: 2 } }],
     ["helper output is never handed on", report, { helpers: [{ name: "lint", image: helper.image, outcome: "findings", durationMs: 13, findings: 1, problems: [] }] }],
     ["long error lines are cut", { ...report, errors: ["x".repeat(5000)] }, { errors: [`${"x".repeat(1999)}…`] }],
     ["the commit .ai/ came from", report, { overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [".ai/x"] } }],

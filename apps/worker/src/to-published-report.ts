@@ -36,6 +36,7 @@ export function toPublishedReport(report: Report): PublishedReport {
       message: finding.message.slice(0, 65_535),
       rule: finding.rule === null ? null : finding.rule.slice(0, 1024),
       helper: finding.helper,
+      anchor: finding.anchor,
     })),
     filtered: { mode: report.filtered.mode, dropped: report.filtered.dropped },
     errors: report.errors.slice(0, 200).map(cut),

@@ -6,9 +6,8 @@ import type { Redis } from "ioredis";
 import { completeCheckRun } from "./complete-check-run.js";
 import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
-import { postReviewOnce } from "./post-review-once.js";
+import { publishReview } from "./publish-review.js";
 import { renderCheckRun } from "./render-check-run.js";
-import { renderReviewComments } from "./render-review-comments.js";
 import { scrubDeep } from "./scrub-deep.js";
 
 export interface GitHubSinkDeps {
@@ -26,7 +25,8 @@ export interface GitHubSinkDeps {
 /**
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per head SHA
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
- * `failed` → failure naming the reason; superseded → cancelled), and optionally one PR review.
+ * `failed` → failure naming the reason; superseded → cancelled), and the PR review of what is new
+ * since the earlier pushes (`publishReview`), remembered per PR.
  * Every method is idempotent across retries, stalls and several api processes.
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
@@ -56,14 +56,11 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }),
       });
       await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
-      if (supersededBy !== null || (!deps.reviewComments && report.ai.findings.length === 0)) return;
-      const review = renderReviewComments(report, {
-        headSha: task.review.headSha,
+      if (supersededBy !== null) return;
+      await publishReview({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, report, {
         helperComments: deps.reviewComments,
         ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
       });
-      if (review === null) return;
-      await postReviewOnce({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, review);
     },
 
     async failed(task) {

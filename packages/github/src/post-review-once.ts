@@ -17,6 +17,7 @@ export interface ReviewTarget {
 }
 
 interface ListedReview {
+  readonly id: number;
   readonly body: string | null;
   readonly user: { readonly type?: string } | null;
 }
@@ -28,17 +29,26 @@ const POSTED_TTL_SECONDS = 30 * 24 * 3600;
  * the PR already has a review by a bot carrying the head's hidden marker (a PR author cannot post
  * as a bot, so they cannot suppress it by quoting the marker). Posting happens under a Redis lock.
  * GitHub's 422 (a comment GitHub will not place) is logged and not retried: it would fail again.
+ * Returns the review's id (posted now or before), so its comments can be numbered; null when
+ * GitHub refused it.
  */
 export async function postReviewOnce(
   target: ReviewTarget,
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   review: RenderedReview,
-): Promise<void> {
+): Promise<number | null> {
   const postedKey = `${KEY_PREFIX}:review:${target.repositoryId}:${target.headSha}`;
-  if ((await target.redis.exists(postedKey)) === 1) return;
+  // The review's id, or 0 when GitHub refused it.
+  const remembered = async (): Promise<number | null | undefined> => {
+    const value = await target.redis.get(postedKey);
+    return value === null ? undefined : Number(value) > 0 ? Number(value) : null;
+  };
+  const known = await remembered();
+  if (known !== undefined) return known;
   const lockKey = `${KEY_PREFIX}:lock:review:${target.repositoryId}:${target.headSha}`;
-  await withRedisLock(target.redis, lockKey, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
-    if ((await target.redis.exists(postedKey)) === 1) return;
+  return withRedisLock(target.redis, lockKey, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
+    const again = await remembered();
+    if (again !== undefined) return again;
     const marker = reviewMarker(target.headSha);
     for (let page = 1; page <= 10; page++) {
       const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
@@ -48,15 +58,17 @@ export async function postReviewOnce(
         per_page: 100,
         page,
       })) as { data: ListedReview[] };
-      if (data.some((r) => r.user?.type === "Bot" && (r.body ?? "").includes(marker))) {
-        await target.redis.set(postedKey, "1", "EX", POSTED_TTL_SECONDS);
-        return;
+      const ours = data.find((r) => r.user?.type === "Bot" && (r.body ?? "").includes(marker));
+      if (ours !== undefined) {
+        await target.redis.set(postedKey, String(ours.id), "EX", POSTED_TTL_SECONDS);
+        return ours.id;
       }
       if (data.length < 100) break;
     }
     const scrub = (text: string): string => deps.scrubber.scrub(text);
+    let id = 0;
     try {
-      await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
+      const { data } = await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
         owner: target.owner,
         repo: target.repo,
         pull_number: target.pullNumber,
@@ -65,10 +77,12 @@ export async function postReviewOnce(
         body: scrub(review.body),
         comments: review.comments.map((c) => ({ ...c, body: scrub(c.body) })),
       });
+      id = (data as { id: number }).id;
     } catch (error) {
       if ((error as { status?: unknown }).status !== 422) throw error;
       deps.logger.warn({ err: error, comments: review.comments.length }, "github refused the review comments");
     }
-    await target.redis.set(postedKey, "1", "EX", POSTED_TTL_SECONDS);
+    await target.redis.set(postedKey, String(id), "EX", POSTED_TTL_SECONDS);
+    return id > 0 ? id : null;
   });
 }

@@ -14,6 +14,7 @@ const aiFinding = (patch: Partial<PublishedAiFinding> = {}): PublishedAiFinding 
   title: "Off by one",
   body: "The loop stops one short.",
   suggestion: null,
+  anchor: "0123456789abcdef",
   ...patch,
 });
 const ai = (patch: Partial<PublishedAi> = {}): PublishedAi => ({
@@ -80,7 +81,8 @@ describe("AI review comments", () => {
     const hostile = aiFinding({ title: "@octocat look ![](https://evil/x.png)", body: "[click](https://evil) <b>x</b>", suggestion: "a\n```\n![beacon](https://evil/y.png) @everyone\n````" });
     const body = renderReviewComments(report(ai({ findings: [hostile] })), { headSha: SHA })?.comments[0]?.body ?? "";
     expect(body).toContain("`````suggestion\n");
-    expect(body.endsWith("\n`````")).toBe(true);
+    // The fence closes the text; only the fingerprint's hidden marker follows it.
+    expect(body).toMatch(/\n`````\n\n<!-- reviewbot:finding:[0-9a-f]{32} -->$/);
     const outside = body.slice(0, body.indexOf("`````suggestion"));
     expect(outside).not.toMatch(/!\[|\]\(|<b>|@octocat/);
   });

@@ -22,6 +22,7 @@ export function renderAiSummary(ai: PublishedAi): string[] {
     "",
     "### AI review",
     `**Status:** ${ai.status}${ai.model === null ? "" : ` (model \`${sanitiseMarkdown(ai.model)}\`)`}; ${countOf(ai.findings.length, "comment")} on the diff.`,
+    ...(ai.since === null ? [] : [`**Incremental:** the changes since \`${ai.since.slice(0, 12)}\`, the last review's head; its findings whose lines are unchanged are carried over.`]),
     `**Coverage:** reviewed ${ai.coverage.reviewedFiles} of ${ai.coverage.files} changed files` +
       (ai.coverage.skipped.length === 0 ? "." : `; skipped: ${ai.coverage.skipped.slice(0, 20).map((s) => `${sanitiseMarkdown(s.path)} (${sanitiseMarkdown(s.reason)})`).join(", ")}${ai.coverage.skipped.length > 20 ? `, and ${ai.coverage.skipped.length - 20} more` : ""}.`),
   ];

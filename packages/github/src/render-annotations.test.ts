@@ -11,6 +11,7 @@ const base: PublishedFinding = {
   message: "bad",
   rule: "no-bad",
   helper: "eslint",
+  anchor: null,
 };
 
 describe("renderAnnotation", () => {

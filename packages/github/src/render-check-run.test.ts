@@ -12,6 +12,7 @@ const finding = (severity: PublishedFinding["severity"], extra: Partial<Publishe
   message: "m",
   rule: null,
   helper: "eslint",
+  anchor: null,
   ...extra,
 });
 const helper = (outcome: PublishedHelper["outcome"]): PublishedHelper => ({

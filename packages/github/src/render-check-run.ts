@@ -96,6 +96,7 @@ function aiAnnotated(report: PublishedReport): PublishedFinding[] {
       message: `${finding.title}\n\n${finding.body}`,
       rule: finding.category,
       helper: "ai",
+      anchor: finding.anchor,
     }));
 }
 

@@ -1,4 +1,5 @@
 import type { PublishedAiFinding, PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import { fingerprintMarker, fingerprintOf } from "./finding-fingerprint.js";
 import { orderFindings } from "./render-annotations.js";
 import { stripControls } from "@reviewbot/core/strip-controls";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
@@ -17,6 +18,8 @@ export interface ReviewComment {
 export interface RenderedReview {
   readonly body: string;
   readonly comments: readonly ReviewComment[];
+  /** Findings left out because a comment of an earlier push already says them (`posted`). */
+  readonly repeated: number;
 }
 
 /** Default cap on comments in one review, so a noisy helper cannot flood a PR. */
@@ -35,18 +38,30 @@ export function reviewMarker(headSha: string): string {
  * diff). A range becomes a multi-line comment only when both ends lie in the same hunk;
  * otherwise the comment sits on the start line. Findings outside every hunk, and file-level
  * findings, stay annotation-only: the create-review endpoint has no file-level comments, and the
- * check run already shows them. Returns null when no finding can be commented on.
+ * check run already shows them. A finding whose fingerprint is in `posted` (commented on at an
+ * earlier push, its line's text unchanged) is not commented on again; every comment carries its
+ * fingerprint in a hidden marker. Returns null when no finding is left to comment on.
  */
 export function renderReviewComments(
   report: PublishedReport,
-  options: { readonly headSha: string; readonly maxComments?: number; readonly helperComments?: boolean },
+  options: { readonly headSha: string; readonly maxComments?: number; readonly helperComments?: boolean; readonly posted?: ReadonlySet<string> },
 ): RenderedReview | null {
   const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
   const helpers = options.helperComments ?? true;
+  const posted = options.posted ?? new Set<string>();
+  let repeated = 0;
+  const fresh = <T extends PublishedFinding | PublishedAiFinding>(finding: T): boolean => {
+    const known = posted.has(fingerprintOf(finding) ?? "");
+    if (known) repeated += 1;
+    return !known;
+  };
   const anchored = [
-    ...report.ai.findings.map(aiComment),
-    ...(helpers ? orderFindings(report.findings).map((finding) => anchor(finding, report.hunks[finding.path] ?? [])) : []),
-  ].filter((comment) => comment !== null);
+    ...report.ai.findings.filter(fresh).map(aiComment),
+    ...(helpers ? orderFindings(report.findings).flatMap((finding) => {
+      const comment = anchor(finding, report.hunks[finding.path] ?? []);
+      return comment !== null && fresh(finding) ? [comment] : [];
+    }) : []),
+  ];
   if (anchored.length === 0) return null;
   const comments = anchored.slice(0, max);
   const more = anchored.length - comments.length;
@@ -54,9 +69,10 @@ export function renderReviewComments(
     reviewMarker(options.headSha),
     `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` +
       (more > 0 ? ` (${more} more not shown)` : "") +
+      (repeated > 0 ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated` : "") +
       "; the `reviewbot` check run lists every finding.",
   ].join("\n");
-  return { body, comments };
+  return { body, comments, repeated };
 }
 
 function anchor(finding: PublishedFinding, hunks: readonly { start: number; end: number }[]): ReviewComment | null {
@@ -65,7 +81,7 @@ function anchor(finding: PublishedFinding, hunks: readonly { start: number; end:
   const hunk = hunks.find((h) => h.start <= start && start <= h.end);
   if (hunk === undefined) return null;
   const end = finding.endLine;
-  const body = commentBody(finding);
+  const body = marked(finding, commentBody(finding));
   if (end !== null && end > start && end <= hunk.end) {
     return { path: finding.path, start_line: start, start_side: "RIGHT", line: end, side: "RIGHT", body };
   }
@@ -74,7 +90,14 @@ function anchor(finding: PublishedFinding, hunks: readonly { start: number; end:
 
 function commentBody(finding: PublishedFinding): string {
   const title = finding.rule === null ? finding.helper : `${finding.helper}: ${finding.rule}`;
-  return truncateUtf8(`**${sanitiseMarkdown(title)}** (${finding.severity})\n\n${sanitiseMarkdown(finding.message, { inline: false })}`, COMMENT_MAX_BYTES);
+  return `**${sanitiseMarkdown(title)}** (${finding.severity})\n\n${sanitiseMarkdown(finding.message, { inline: false })}`;
+}
+
+// The body cut to fit with its fingerprint's marker at the end, where the cut cannot reach it.
+function marked(finding: PublishedFinding | PublishedAiFinding, body: string): string {
+  const fingerprint = fingerprintOf(finding);
+  const marker = fingerprint === null ? "" : `\n\n${fingerprintMarker(fingerprint)}`;
+  return truncateUtf8(body, COMMENT_MAX_BYTES - Buffer.byteLength(marker)) + marker;
 }
 
 /**
@@ -91,7 +114,7 @@ function aiComment(finding: PublishedAiFinding): ReviewComment {
     const fence = "`".repeat(Math.max(3, longestBacktickRun(text) + 1));
     parts.push(`${fence}suggestion\n${text}\n${fence}`);
   }
-  const body = truncateUtf8(parts.join("\n\n"), COMMENT_MAX_BYTES);
+  const body = marked(finding, parts.join("\n\n"));
   const range = finding.startLine !== null && finding.startLine < finding.line ? { start_line: finding.startLine, start_side: finding.side } : {};
   return { path: finding.path, ...range, line: finding.line, side: finding.side, body };
 }

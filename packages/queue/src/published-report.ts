@@ -1,6 +1,13 @@
 import { z } from "zod";
 
 const line = z.number().int().positive().nullable();
+/**
+ * 16 hex digits of the SHA-256 of a finding's anchor line (whitespace runs collapsed, ends
+ * trimmed): what the publisher fingerprints a finding by, so a comment follows its line's text
+ * across pushes, not its number.
+ */
+const anchor = z.string().regex(/^[0-9a-f]{16}$/, "must be 16 lowercase hex digits");
+const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA");
 
 /** A finding as the publisher receives it: already sanitised by the pipeline, re-checked here. */
 export const PublishedFinding = z.strictObject({
@@ -12,6 +19,8 @@ export const PublishedFinding = z.strictObject({
   message: z.string().max(65_535),
   rule: z.string().max(1024).nullable(),
   helper: z.string().max(200),
+  /** The anchor of a finding on a line of the diff's hunks (where a review comment can go); null elsewhere. */
+  anchor: anchor.nullable(),
 });
 export type PublishedFinding = z.infer<typeof PublishedFinding>;
 
@@ -51,6 +60,7 @@ export const PublishedAiFinding = z.strictObject({
   title: z.string().max(200),
   body: z.string().max(4000),
   suggestion: z.string().max(4000).nullable(),
+  anchor,
 });
 export type PublishedAiFinding = z.infer<typeof PublishedAiFinding>;
 
@@ -62,6 +72,11 @@ export type PublishedAiFinding = z.infer<typeof PublishedAiFinding>;
 export const PublishedAi = z.strictObject({
   status: z.enum(["off", "done", "partial", "failed"]),
   model: z.string().max(200).nullable(),
+  /**
+   * The head of the last review when this one looked only at what changed since it (the earlier
+   * findings still on their lines are carried into `findings`); null for a review of the whole PR.
+   */
+  since: sha.nullable(),
   summary: z.string().max(8000),
   findings: z.array(PublishedAiFinding).max(500),
   unplaced: z.array(z.strictObject({ path: z.string().max(4096), line: z.number().int().nonnegative(), title: z.string().max(200), reason: z.string().max(500) })).max(500),
@@ -107,6 +122,7 @@ export type PublishedReport = z.infer<typeof PublishedReport>;
 export const AI_REVIEW_OFF: PublishedAi = Object.freeze({
   status: "off",
   model: null,
+  since: null,
   summary: "",
   findings: [],
   unplaced: [],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ERROR_CATALOGUE, type ErrorCode } from "@reviewbot/core/errors";
 import { ChatRequest, ChatResponse } from "@reviewbot/llm/chat";
-import { PublishedReport } from "./published-report.js";
+import { PublishedAiFinding, PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 
 /**
@@ -48,6 +48,12 @@ export const ClaimResponse = z.strictObject({
   ai: AiOffer.nullable(),
   /** The PR's title and description for the model (untrusted text), when the AI review is on and GitHub answered. */
   pullRequest: z.strictObject({ title: z.string().max(1000), body: z.string().max(20_000) }).nullable(),
+  /**
+   * The last AI review the api published for this PR, when this job is a push's review and the AI
+   * review is on: its head (the incremental review starts there when it is an ancestor of this
+   * one) and its findings, which the worker carries to this head when their lines are unchanged.
+   */
+  previous: z.strictObject({ headSha: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA"), findings: z.array(PublishedAiFinding).max(500) }).nullable(),
 });
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 

@@ -4,6 +4,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { PullRequestText } from "@reviewbot/github/describe-pull-request";
+import { readReviewMemory } from "@reviewbot/github/review-memory";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { ClaimRequest, type AiOffer, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
@@ -54,7 +55,8 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       await deps.slots.acquire(job.installationId, body.jobId, fresh);
       const ai = aiOffer(deps.ai, job.repositoryPrivate);
       const pullRequest = ai === null || deps.describe === null ? null : await deps.describe(job);
-      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest };
+      const previous = ai === null ? null : await previousReview(deps, job);
+      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous };
       if (deps.tokens !== null) {
         const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
         const expires = Date.parse(minted.expiresAt);
@@ -70,6 +72,16 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       refuseWorkerRequest(response, err, fields, deps.logger);
     }
   };
+}
+
+/**
+ * The api's own record of its last completed AI review of the job's PR (never the worker's word
+ * or a comment's), for a push's review: a command or a re-run asks for a full review.
+ */
+async function previousReview(deps: ClaimDeps, job: ReviewJob): Promise<ClaimResponse["previous"]> {
+  if (job.trigger !== "pull_request") return null;
+  const memory = await readReviewMemory(deps.redis, job.repositoryId, job.pullNumber);
+  return memory.reviewedHead === null ? null : { headSha: memory.reviewedHead, findings: memory.ai.map((entry) => entry.finding) };
 }
 
 /** fetch_url is offered only with allowlisted hosts and never for a private repository (the broker refuses it too). */

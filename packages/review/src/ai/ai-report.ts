@@ -14,6 +14,8 @@ export interface PlacedAiFinding {
   readonly title: string;
   readonly body: string;
   readonly suggestion: string | null;
+  /** The anchor of its line (see `anchorHash`): the text the model quoted, which placement matched. */
+  readonly anchor: string;
 }
 
 /** A finding the model made that could not be placed, and why (listed in the summary, never posted inline). */
@@ -31,6 +33,8 @@ export interface UnplacedAiFinding {
 export interface AiReport {
   readonly status: AiStatus;
   readonly model: string | null;
+  /** The head of the previous review when this one reviewed only what changed since it; null for the whole PR. */
+  readonly since: string | null;
   readonly summary: string;
   readonly findings: readonly PlacedAiFinding[];
   readonly unplaced: readonly UnplacedAiFinding[];
@@ -44,6 +48,7 @@ export function aiOff(note: string | null = null): AiReport {
   return {
     status: "off",
     model: null,
+    since: null,
     summary: "",
     findings: [],
     unplaced: [],

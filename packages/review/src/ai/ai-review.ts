@@ -17,9 +17,11 @@ import { fetchTool } from "./fetch-tool.js";
 import { helperTools } from "./helper-tools.js";
 import { placeFindings } from "./place-findings.js";
 import { planChunks, type Chunk } from "./plan-chunks.js";
-import { readPrPatches } from "./pr-patches.js";
 import { RepoReader } from "./repo-reader.js";
-import type { RepoSource } from "./repo-source.js";
+import { repoSourceOf } from "./repo-source.js";
+import { reviewScope, type ReviewScope } from "./review-scope.js";
+import { carryFindings } from "./carry-findings.js";
+import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
 import { SubmitReview } from "./submit-review.js";
@@ -44,9 +46,17 @@ export interface AiReviewOptions {
   /** `fetch_url`, when the api offers it for this job. */
   readonly fetchUrl?: (url: string, signal: AbortSignal) => Promise<FetchedPage>;
   readonly cache?: ChunkCache;
+  /** The api's last published AI review of this PR: the review covers only what changed since it when it can. */
+  readonly previous?: PreviousReview;
   /** Replaces registered secrets in everything sent to the model. */
   readonly scrub: (text: string) => string;
   readonly logger: Logger;
+}
+
+/** The last AI review of a PR: its head and its findings there. */
+export interface PreviousReview {
+  readonly headSha: string;
+  readonly findings: readonly PlacedAiFinding[];
 }
 
 const DEFAULT_TURNS = 12;
@@ -68,7 +78,7 @@ const MAX_RULES_BYTES = 64 * 1024;
 export function createAiReviewer(options: AiReviewOptions): AiReviewer {
   return async (input) => {
     const { checkout } = input;
-    const source: RepoSource = { context: checkout.git.context, gitDir: checkout.git.gitDir, headSha: checkout.headSha, baseSha: checkout.baseSha, fromSha: checkout.diff.fromSha };
+    const source = repoSourceOf(checkout);
     const nonce = newNonce();
     const wrap = (kind: UntrustedKind, label: string, text: string, maxChars = TOOL_ANSWER_CHARS): string =>
       wrapUntrusted({ kind, label, text, nonce, maxChars, scrub: options.scrub });
@@ -81,7 +91,8 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     ];
     const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
     // Half of what is left for the diff; the other half for tool answers during the loop.
-    const plan = planChunks(await readPrPatches(source, checkout.diff), { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
+    const scope = await reviewScope(source, checkout.diff, options.previous?.headSha ?? null);
+    const plan = planChunks(scope.patches, { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {
       maxTurns: Math.min(options.maxTurns ?? DEFAULT_TURNS, MAX_TURNS),
@@ -89,13 +100,13 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       deadline: options.deadline,
       maxRepeats: 5,
     };
-    const configKey = configDigest(rules, input, options.fetchUrl !== undefined);
+    const configKey = configDigest(rules, input, options.fetchUrl !== undefined, scope.since);
     const commits = await readCommitMessages(source);
     const outcomes: { chunk: Chunk; outcome: ChunkOutcome }[] = [];
     let synthesis: ChunkOutcome | null = null;
     try {
       for (const [index, chunk] of plan.chunks.entries()) {
-        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, commits, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
+        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, since: scope.since, commits, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
         const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
         const cached = await readCached(options.cache, key);
         const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap, signal }));
@@ -106,25 +117,29 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       const summaries = outcomes.flatMap(({ outcome }) => (outcome.review === null ? [] : [outcome.review.summary]));
       if (summaries.length > 1) synthesis = await synthesise(summaries, { options, system, tools, limits, wrap, signal });
     } catch (err) {
-      if (isAppError(err) && err.code === "LLM_REFUSED") return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, checkout.diff.files.length);
+      if (isAppError(err) && err.code === "LLM_REFUSED") return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, scope);
       throw err;
     }
     const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);
     const partSummaries = reviewed.map(({ outcome }) => outcome.review?.summary ?? "");
     // The synthesis's own summary, or the parts' (one part: its summary; a synthesis that gave none: all of them).
-    const summary = synthesis?.review?.summary ?? partSummaries.join("\n\n");
-    const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, blobLines(source, checkout.diff));
+    const summary = synthesis?.review?.summary ?? (scope.since !== null && plan.chunks.length === 0 ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).` : partSummaries.join("\n\n"));
+    const lineText = blobLines(source, checkout.diff);
+    const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, lineText);
+    const carried = scope.since === null || options.previous === undefined ? [] : await carryFindings(options.previous.findings, { since: scope.since, interdiff: scope.interdiff ?? checkout.diff }, checkout.diff, source, lineText);
     const reviewedPaths = new Set(reviewed.flatMap(({ chunk }) => chunk.files.map((file) => file.path)));
     const unreviewed = outcomes.filter(({ outcome }) => outcome.review === null).flatMap(({ chunk, outcome }) => chunk.files.map((file) => ({ path: file.path, reason: `no review (${outcome.ended})` })));
     const status: AiStatus = plan.chunks.length > 0 && reviewed.length === 0 ? "failed" : reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted") ? "partial" : "done";
+    const placed = placement.placed.map((finding): PlacedAiFinding => ({ path: finding.path, side: finding.side, startLine: finding.startLine ?? null, line: finding.line, severity: finding.severity, category: finding.category, title: finding.title, body: finding.body, suggestion: finding.suggestion ?? null, anchor: anchorHash(finding.anchorText) }));
     return {
       status,
       model: options.model.model,
+      since: scope.since,
       summary,
-      findings: placement.placed.map((finding): PlacedAiFinding => ({ path: finding.path, side: finding.side, startLine: finding.startLine ?? null, line: finding.line, severity: finding.severity, category: finding.category, title: finding.title, body: finding.body, suggestion: finding.suggestion ?? null })),
+      findings: withCarried(carried, placed),
       unplaced: placement.unplaced.map(({ finding, reason }) => ({ path: finding.path, line: finding.line, title: finding.title, reason })),
       usage: totalUsage([...outcomes.map(({ outcome }) => outcome), ...(synthesis === null ? [] : [synthesis])]),
-      coverage: { files: checkout.diff.files.length, reviewedFiles: reviewedPaths.size, skipped: [...plan.skipped, ...unreviewed] },
+      coverage: { files: scope.since === null ? checkout.diff.files.length : scope.patches.length, reviewedFiles: reviewedPaths.size, skipped: [...plan.skipped, ...unreviewed] },
       note: status === "failed" ? "the model submitted no review for any part of the PR" : null,
     };
   };
@@ -164,8 +179,15 @@ async function readRules(worktree: string): Promise<string | null> {
   return readFile(path, "utf8");
 }
 
-function configDigest(rules: string | null, input: AiReviewInput, fetch: boolean): string {
-  return digest([rules ?? "", JSON.stringify(input.helpers.map((helper) => [helper.name, helper.command, helper.allowArgs, helper.maxArgs, helper.image.reference])), String(fetch)]);
+function configDigest(rules: string | null, input: AiReviewInput, fetch: boolean, since: string | null): string {
+  return digest([rules ?? "", JSON.stringify(input.helpers.map((helper) => [helper.name, helper.command, helper.allowArgs, helper.maxArgs, helper.image.reference])), String(fetch), since ?? ""]);
+}
+
+// The carried findings, then the new ones that do not repeat one of them (same place, same title).
+function withCarried(carried: readonly PlacedAiFinding[], placed: readonly PlacedAiFinding[]): PlacedAiFinding[] {
+  const key = (finding: PlacedAiFinding) => JSON.stringify([finding.path, finding.side, finding.line, normaliseLine(finding.title).toLowerCase()]);
+  const known = new Set(carried.map(key));
+  return [...carried, ...placed.filter((finding) => !known.has(key(finding)))];
 }
 
 function digest(parts: readonly string[]): string {
@@ -181,6 +203,6 @@ function totalUsage(outcomes: readonly ChunkOutcome[]): AiReport["usage"] {
   );
 }
 
-function failed(model: string, note: string, outcomes: readonly { outcome: ChunkOutcome }[], skipped: readonly { path: string; reason: string }[], files: number): AiReport {
-  return { status: "failed", model, summary: "", findings: [], unplaced: [], usage: totalUsage(outcomes.map(({ outcome }) => outcome)), coverage: { files, reviewedFiles: 0, skipped }, note };
+function failed(model: string, note: string, outcomes: readonly { outcome: ChunkOutcome }[], skipped: readonly { path: string; reason: string }[], scope: ReviewScope): AiReport {
+  return { status: "failed", model, since: scope.since, summary: "", findings: [], unplaced: [], usage: totalUsage(outcomes.map(({ outcome }) => outcome)), coverage: { files: scope.patches.length, reviewedFiles: 0, skipped }, note };
 }

@@ -8,6 +8,8 @@ const CAPS = { title: 300, body: 4000, commits: 4000, context: 8000, findings: 8
 export interface OpeningFacts {
   readonly part: number;
   readonly parts: number;
+  /** The last review's head when this part shows only what changed since it. */
+  readonly since: string | null;
   readonly pullRequest?: { readonly number?: number; readonly title?: string; readonly body?: string };
   readonly context: string | null;
   /** The PR's commit messages, newest first. */
@@ -27,6 +29,9 @@ export function chunkOpening(chunk: Chunk, facts: OpeningFacts, wrap: Wrap): str
   const pr = facts.pullRequest;
   const parts = [
     `Review part ${facts.part} of ${facts.parts} of pull request${pr?.number === undefined ? "" : ` #${pr.number}`}: ${chunk.files.length} file(s).`,
+    ...(facts.since === null
+      ? []
+      : [`You reviewed this PR before, at commit ${facts.since}. The diff below shows only what changed since then; your earlier comments stand. Comment only on these changes (get_diff shows the whole PR when you need it).`]),
     ...(pr?.title === undefined ? [] : ["The PR's title:", wrap("title", "title", pr.title, CAPS.title)]),
     ...(pr?.body === undefined || pr.body === "" ? [] : ["The PR's description:", wrap("body", "description", pr.body, CAPS.body)]),
     ...(facts.commits === "" ? [] : ["The PR's commit messages:", wrap("commit-message", "commits", facts.commits, CAPS.commits)]),

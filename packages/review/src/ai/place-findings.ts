@@ -1,4 +1,5 @@
 import type { ChangedFile, LineRange, PullDiff } from "@reviewbot/overlay/pull-diff";
+import { normaliseLine } from "../findings/anchor-hash.js";
 import type { AiFinding } from "./submit-review.js";
 
 export type DiffSide = AiFinding["side"];
@@ -59,15 +60,10 @@ async function problem(finding: AiFinding, file: ChangedFile | undefined, lineTe
   const path = side === "LEFT" ? (file.previousPath ?? file.path) : file.path;
   const text = await lineText(side, path, line);
   if (text === null) return `line ${line} does not exist on the ${side} side`;
-  if (normalise(text) !== normalise(finding.anchorText)) return `anchorText does not match line ${line}`;
+  if (normaliseLine(text) !== normaliseLine(finding.anchorText)) return `anchorText does not match line ${line}`;
   if (finding.suggestion === undefined) return null;
   if (side === "LEFT") return "suggestion on LEFT";
   return (await isCurrentText(finding.suggestion, path, { start, end: line }, lineText)) ? "suggestion equals current text" : null;
-}
-
-// A model copies lines with other indentation or trailing spaces; the words must still be the line's.
-function normalise(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
 }
 
 // A suggestion replaces its lines exactly (GitHub applies it as written): only a final newline,

@@ -1,3 +1,4 @@
+import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { GitContext } from "@reviewbot/overlay/run-git";
 
 /**
@@ -12,6 +13,11 @@ export interface RepoSource {
   readonly baseSha: string;
   /** Where the PR's diff starts: the merge base (`PullDiff.fromSha`). */
   readonly fromSha: string;
+}
+
+/** The git objects of a held checkout. */
+export function repoSourceOf(checkout: Checkout): RepoSource {
+  return { context: checkout.git.context, gitDir: checkout.git.gitDir, headSha: checkout.headSha, baseSha: checkout.baseSha, fromSha: checkout.diff.fromSha };
 }
 
 /** Which version a tool reads: the PR's head or the target branch's base. */

@@ -37,9 +37,10 @@ function qualifies(finding: Finding, file: ChangedFile | undefined, mode: Exclud
   if (file === undefined) return false;
   if (mode === "file") return true;
   if (finding.line === null) return false;
-  return contains(mode === "added" ? file.addedLines : file.hunks, finding.line);
+  return lineInRanges(mode === "added" ? file.addedLines : file.hunks, finding.line);
 }
 
-function contains(ranges: readonly LineRange[], line: number): boolean {
+/** Whether `line` lies in one of `ranges` (a file's hunks or added lines). */
+export function lineInRanges(ranges: readonly LineRange[], line: number): boolean {
   return ranges.some((range) => line >= range.start && line <= range.end);
 }

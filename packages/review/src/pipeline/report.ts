@@ -4,6 +4,7 @@ import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-ove
 import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
 import type { FilterMode } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";
+import type { AnchoredFinding } from "./anchor-findings.js";
 import type { AiReport } from "../ai/ai-report.js";
 
 /**
@@ -90,8 +91,8 @@ export interface Report {
   readonly context: ContextReport | null;
   readonly config: { readonly errors: readonly ConfigError[] };
   readonly helpers: readonly HelperReport[];
-  /** Findings on the PR's diff, by the filter mode. */
-  readonly findings: readonly Finding[];
+  /** Findings on the PR's diff, by the filter mode, with the anchors of those on the diff's hunks. */
+  readonly findings: readonly AnchoredFinding[];
   readonly filtered: { readonly mode: FilterMode; readonly dropped: number; readonly skippedByContext: number };
   readonly errors: readonly string[];
   /**

@@ -5,6 +5,9 @@ import { buildHelperArgv } from "@reviewbot/policy/runtime-args";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { aiOff } from "../ai/ai-report.js";
+import { blobLines } from "../ai/blob-lines.js";
+import { repoSourceOf } from "../ai/repo-source.js";
+import { anchorFindings } from "./anchor-findings.js";
 import type { AiReviewer } from "../ai/ai-reviewer.js";
 import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
 import { capReviewFindings } from "./cap-review-findings.js";
@@ -130,7 +133,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       context,
       config: { errors: config.errors },
       helpers,
-      findings: filtered.kept,
+      findings: await anchorFindings(filtered.kept, checkout.diff, blobLines(repoSourceOf(checkout), checkout.diff)),
       filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },
       errors: reviewErrors(checkout.overlay.reason, context, helpers),
       hunks: Object.fromEntries(

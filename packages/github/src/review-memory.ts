@@ -1,0 +1,59 @@
+import { PublishedAiFinding } from "@reviewbot/queue/published-report";
+import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+
+const fingerprint = z.string().regex(/^[0-9a-f]{32}$/, "must be a finding fingerprint");
+const commentId = z.int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** The most comment ids remembered per PR; past it the oldest are forgotten (their threads are no longer resolved by us). */
+export const MAX_REMEMBERED_COMMENTS = 5000;
+
+/**
+ * What the api remembers of its reviews of one PR, in a Redis key no worker can reach (the
+ * worker's ACL has no `reviewbot:memory:*`), so nothing of it is inferred from comments a PR's
+ * author could write:
+ * - `reviewedHead`: the head of the last AI review that completed (`done`); the next push's
+ *   review starts there when that commit is an ancestor of its head;
+ * - `ai`: that review's findings (the worker carries them to the next head), each with the
+ *   comment GitHub gave it, when it was posted;
+ * - `posted`: the fingerprint of every finding posted as a comment and still standing, with the
+ *   comment's id: a finding with one of these is not posted again;
+ * - `comments`: the id of every comment posted on the PR, newest last: only their threads are
+ *   resolved when outdated, and only replies to them are answered.
+ */
+export const ReviewMemory = z.strictObject({
+  reviewedHead: z.string().regex(/^[0-9a-f]{40}$/).nullable(),
+  ai: z.array(z.strictObject({ finding: PublishedAiFinding, fingerprint })).max(500),
+  posted: z.record(fingerprint, commentId),
+  comments: z.array(commentId).max(MAX_REMEMBERED_COMMENTS),
+});
+export type ReviewMemory = z.infer<typeof ReviewMemory>;
+
+const EMPTY: ReviewMemory = { reviewedHead: null, ai: [], posted: {}, comments: [] };
+const TTL_SECONDS = 90 * 24 * 3600;
+
+export function reviewMemoryKey(repositoryId: number, pullNumber: number): string {
+  return `${KEY_PREFIX}:memory:${repositoryId}:${pullNumber}`;
+}
+
+/** The PR's memory; empty when there is none, and when what is stored does not read as one (it is then rebuilt). */
+export async function readReviewMemory(redis: Redis, repositoryId: number, pullNumber: number): Promise<ReviewMemory> {
+  const stored = await redis.get(reviewMemoryKey(repositoryId, pullNumber));
+  if (stored === null) return EMPTY;
+  const parsed = ReviewMemory.safeParse(safeJson(stored));
+  return parsed.success ? parsed.data : EMPTY;
+}
+
+export async function writeReviewMemory(redis: Redis, repositoryId: number, pullNumber: number, memory: ReviewMemory): Promise<void> {
+  const comments = memory.comments.slice(-MAX_REMEMBERED_COMMENTS);
+  await redis.set(reviewMemoryKey(repositoryId, pullNumber), JSON.stringify(ReviewMemory.parse({ ...memory, comments })), "EX", TTL_SECONDS);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
