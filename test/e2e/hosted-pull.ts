@@ -53,6 +53,12 @@ export function pushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTree
   return pull.headSha;
 }
 
+/** The PR author rewrites the PR: the fork restarts from the base with one new commit (a force-push); returns the new head. */
+export function forcePushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
+  pull.upstream.git(["branch", "--force", "fork", pull.baseSha]);
+  return pushToPull(fleet, pull, edit);
+}
+
 function publishHead(fleet: Fleet, pull: HostedPull): void {
   pull.upstream.git(["update-ref", `refs/pull/${pull.number}/head`, pull.headSha]);
   const hunks = diffHunks(pull.upstream.git(["diff", "--unified=3", `${pull.baseSha}...${pull.headSha}`]));
