@@ -5,7 +5,7 @@ import type { ModelProtocol, ModelStandIn, ModelStandInRequest, Script } from "@
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { AiReport } from "@reviewbot/review/ai/ai-report";
-import { createAiReviewer } from "@reviewbot/review/ai/ai-review";
+import { createAiReviewer, type PreviousReview } from "@reviewbot/review/ai/ai-review";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import { NoneEngine } from "@reviewbot/sandbox/none-engine";
 
@@ -22,10 +22,14 @@ export interface AiRunOptions {
   readonly script: Script;
   /** The model's context: a small one makes the planner cut the PR into several chunks. */
   readonly contextTokens: number;
+  /** The last review of the PR, for a review of what changed since it. */
+  readonly previous?: PreviousReview;
 }
 
 export interface AiRun {
   readonly report: AiReport;
+  /** The head the review was of. */
+  readonly headSha: string;
   /** Wall time of the pipeline's AI stage: the reviewer's call, from the checkout it is handed to its report. */
   readonly aiMs: number;
   /** The stand-in's own time answering this run's model calls (same process, no added latency). */
@@ -55,6 +59,7 @@ export async function runAiReview(pr: BenchPr, options: AiRunOptions): Promise<A
     deadline: Date.now() + 600_000,
     scrub: (text) => text,
     logger,
+    ...(options.previous === undefined ? {} : { previous: options.previous }),
   });
   let aiMs = Number.NaN;
   const report = await reviewPullRequest(
@@ -78,5 +83,5 @@ export async function runAiReview(pr: BenchPr, options: AiRunOptions): Promise<A
   if (report.helpers.length > 0 || report.context !== null) throw new Error("the benchmark's review ran a helper or a context script");
   if (report.ai.status !== "done") throw new Error(`the AI review ended ${report.ai.status}: ${report.ai.note ?? ""}`);
   const requests = standIn.requests.slice(first);
-  return { report: report.ai, aiMs, standInMs: requests.reduce((sum, request) => sum + request.handledMs, 0), requests };
+  return { report: report.ai, headSha: report.head.sha, aiMs, standInMs: requests.reduce((sum, request) => sum + request.handledMs, 0), requests };
 }

@@ -8,7 +8,8 @@
  * (2) bytes and estimated tokens sent per turn, turn by turn for one run, and their total;
  * (3) whether the prefix (system prompt + tools) stays byte-identical across the turns, and
  *     across the chunks and synthesis of one job cut small;
- * (4) the process's peak RSS; (5) the time to plan the chunks of a synthetic 1,000-file PR.
+ * (4) the process's peak RSS; (5) the time to plan the chunks of a synthetic 1,000-file PR;
+ * (6) the tokens a push of one changed line costs, reviewed from the first review (issue 15).
  * Not a test: it prints figures, and exits 1 only when the prefix changed (a property the loop
  * promises), never on timing.
  *
@@ -21,6 +22,7 @@ import { startModelStandIn, type ModelProtocol, type ModelStandInRequest, type S
 import { DEFAULT_CHECKOUT_LIMITS } from "@reviewbot/overlay/checkout-limits";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { planChunks } from "@reviewbot/review/ai/plan-chunks";
+import { pushFigures } from "./ai-push-figures.js";
 import { browseThenSubmit, estimatedTokens, requestParts } from "./ai-requests.js";
 import { runAiReview, type AiRun, type AiRunOptions, type BenchPr } from "./ai-review-run.js";
 import { SAMPLE_BROWSING, SAMPLE_REVIEW } from "./ai-sample-script.js";
@@ -125,6 +127,8 @@ try {
   const mb = (value: number): string => `${(value / 1e6).toFixed(1)} MB`;
   console.log(`peak RSS of the process (pipeline, reviewer and stand-in in one)  ${mb(process.resourceUsage().maxRSS * 1024)}  (${mb(rssAtStart)} before the first review)`);
   planFigures();
+  console.log("incremental review (openai)");
+  await pushFigures(root, sample, { cache, standIn, protocol: "openai", contextTokens: 128_000 });
 } finally {
   await standIn.close();
   await rm(root, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,6 +65,21 @@ export async function createWidePr(root: string, files: number): Promise<string>
   git("commit", "--quiet", "--all", "--message=touch every module");
   git("checkout", "--quiet", "main");
   return dir;
+}
+
+/** A push to the PR of `dir` (a repository made here, under `root`): one commit on `fork` replacing the line `from` of `path` by `to`. */
+export function pushLineChange(root: string, dir: string, change: { readonly path: string; readonly from: string; readonly to: string }): void {
+  const env = gitEnv(root);
+  const git = (...args: string[]): void => {
+    execFileSync("git", args, { cwd: dir, env, stdio: "ignore" });
+  };
+  git("checkout", "--quiet", "fork");
+  const file = join(dir, change.path);
+  const text = readFileSync(file, "utf8");
+  if (!text.includes(change.from)) throw new Error(`${change.path} no longer has the line the benchmark changes`);
+  writeFileSync(file, text.replace(change.from, change.to));
+  git("commit", "--quiet", "--all", "--message=one changed line");
+  git("checkout", "--quiet", "main");
 }
 
 /** A PR that changes one file of a repository without `.ai/`: a review with no helper to run. */
