@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -69,7 +70,22 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const workersFile = join(root, "workers");
   writeFileSync(workersFile, WORKER_CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
   const key = generateTestAppKey();
-  const github = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories: options.repositories });
+  const github = await startGitHubStandIn({
+    appId: APP_ID,
+    publicKey: key.publicKey,
+    repositories: options.repositories,
+    // What the hosted repositories hold at a commit, so the stand-in can tell outdated review threads.
+    fileAt: (sha, path) => {
+      for (const repository of Object.keys(options.repositories)) {
+        try {
+          return execFileSync("git", ["-C", join(gitRoot, `${repository}.git`), "cat-file", "blob", `${sha}:${path}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+        } catch {
+          // Not this repository's commit (or not hosted yet): try the next.
+        }
+      }
+      return null;
+    },
+  });
   const git = await startGitHttpServer({
     projectRoot: gitRoot,
     username: "x-access-token",

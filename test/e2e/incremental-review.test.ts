@@ -101,6 +101,11 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     const fifth = await push((tree) => tree.write("src/other.ts", "export const other = 1;\n"), v4);
 
     expect(comments()).toHaveLength(2);
+    // The comment on the removed line: its thread, outdated and unanswered, was resolved once; the other stays open.
+    const threads = [...fleet.github.state.threads.values()];
+    expect(threads.map((thread) => thread.isResolved)).toEqual([false, true]);
+    const resolving = fleet.github.requests.filter((request) => request.path === "/graphql" && JSON.stringify(request.body).includes("resolveReviewThread"));
+    expect(resolving).toHaveLength(1);
     const memory = await readReviewMemory(admin, REPOSITORY_ID, pull.number);
     expect(memory.ai.map((entry) => [entry.finding.title, entry.finding.line])).toEqual([["Subtracts instead of adding", lineOf(v4, BUG)]]);
     expect(fifth.summary).toContain("**Incremental:**");

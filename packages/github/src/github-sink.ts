@@ -8,6 +8,7 @@ import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
 import { publishReview } from "./publish-review.js";
 import { renderCheckRun } from "./render-check-run.js";
+import { resolveOutdatedThreads } from "./resolve-outdated-threads.js";
 import { scrubDeep } from "./scrub-deep.js";
 
 export interface GitHubSinkDeps {
@@ -26,7 +27,7 @@ export interface GitHubSinkDeps {
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per head SHA
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
  * `failed` → failure naming the reason; superseded → cancelled), and the PR review of what is new
- * since the earlier pushes (`publishReview`), remembered per PR.
+ * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved.
  * Every method is idempotent across retries, stalls and several api processes.
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
@@ -57,10 +58,14 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       });
       await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
       if (supersededBy !== null) return;
-      await publishReview({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, report, {
+      const pull = { ...where, pullNumber: task.review.pullNumber };
+      const memory = await publishReview(pull, { logger, scrubber: deps.scrubber }, report, {
         helperComments: deps.reviewComments,
         ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
       });
+      // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
+      const ours = new Set(memory.comments);
+      if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
     },
 
     async failed(task) {
