@@ -3,6 +3,7 @@ import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { createGitHubApp, type GitHubApp, type GitHubAppOptions } from "@reviewbot/github/create-github-app";
 import { Redis } from "ioredis";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "./github-stand-in.js";
+import type { FileAt } from "./github-stand-in-threads.js";
 import { startLocalRedis, type LocalRedis } from "./local-redis.js";
 
 export const APP_ID = 4242;
@@ -33,14 +34,18 @@ export interface GitHubHarness {
   stop(): Promise<void>;
 }
 
-/** A throwaway Redis, a GitHub stand-in with a fresh App key, and App clients wired to both. */
-export async function startGitHubHarness(): Promise<GitHubHarness> {
+/**
+ * A throwaway Redis, a GitHub stand-in with a fresh App key, and App clients wired to both.
+ * `fileAt` lets the stand-in tell outdated review threads (typically `git show sha:path` of the test's repository).
+ */
+export async function startGitHubHarness(options: { readonly fileAt?: FileAt } = {}): Promise<GitHubHarness> {
   const key = generateTestAppKey();
   const localRedis = await startLocalRedis();
   const standIn = await startGitHubStandIn({
     appId: APP_ID,
     publicKey: key.publicKey,
     repositories: { [REPOSITORY]: REPOSITORY_ID, [OTHER_REPOSITORY]: OTHER_REPOSITORY_ID },
+    ...(options.fileAt === undefined ? {} : { fileAt: options.fileAt }),
   });
   const connections: Redis[] = [];
   return {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Annotation, MintedToken, StandInCheckRun, StandInReview, StandInState } from "./github-stand-in.js";
+import type { Annotation, MintedToken, StandInCheckRun, StandInState } from "./github-stand-in.js";
 
 export interface RouteContext {
   readonly params: readonly string[];
@@ -18,7 +18,7 @@ export interface StandInRoute {
 }
 
 const SEGMENT = "([^/]+)";
-const repoPath = (rest: string): RegExp => new RegExp(`^/repos/${SEGMENT}/${SEGMENT}${rest}$`);
+export const repoPath = (rest: string): RegExp => new RegExp(`^/repos/${SEGMENT}/${SEGMENT}${rest}$`);
 type Body = Record<string, unknown>;
 
 /** The endpoints the stand-in serves, with GitHub's validation where reviewbot could get it wrong. */
@@ -201,48 +201,6 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
           (run) => run.repository === `${params[0] ?? ""}/${params[1] ?? ""}` && run.head_sha === params[2] && (query.check_name === undefined || run.name === query.check_name),
         );
         return { status: 200, body: { total_count: runs.length, check_runs: runs.reverse().map(checkRunJson) } };
-      },
-    },
-    {
-      method: "GET",
-      pattern: repoPath(`/pulls/(\\d+)/reviews`),
-      auth: "token",
-      permission: ["pull_requests", "read"],
-      handle: ({ params, query }) => {
-        const all = state.reviews.get(`${params[0] ?? ""}/${params[1] ?? ""}#${params[2] ?? ""}`) ?? [];
-        const perPage = Number(query.per_page ?? 30);
-        const page = Number(query.page ?? 1);
-        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage) };
-      },
-    },
-    {
-      method: "POST",
-      pattern: repoPath(`/pulls/(\\d+)/reviews`),
-      auth: "token",
-      permission: ["pull_requests", "write"],
-      handle: ({ params, body }) => {
-        const key = `${params[0] ?? ""}/${params[1] ?? ""}#${params[2] ?? ""}`;
-        const pull = state.pulls.get(key);
-        if (pull === undefined) return { status: 404, body: { message: "Not Found" } };
-        const request = (body ?? {}) as { body?: string; event?: string; commit_id?: string; comments?: Record<string, unknown>[] };
-        for (const comment of request.comments ?? []) {
-          const hunks = pull.hunks?.[String(comment.path)] ?? [];
-          const line = Number(comment.line);
-          const start = comment.start_line === undefined ? line : Number(comment.start_line);
-          if (comment.side !== "RIGHT" || !hunks.some(([from, to]) => from <= start && line <= to && start <= line)) {
-            return invalid("Pull request review thread line must be part of the diff");
-          }
-        }
-        const review: StandInReview = {
-          id: state.nextId++,
-          body: request.body ?? "",
-          event: request.event ?? "PENDING",
-          commit_id: request.commit_id,
-          comments: request.comments ?? [],
-          user: { login: "reviewbot[bot]", type: "Bot" },
-        };
-        state.reviews.set(key, [...(state.reviews.get(key) ?? []), review]);
-        return { status: 200, body: review };
       },
     },
   ];

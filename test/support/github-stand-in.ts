@@ -1,8 +1,12 @@
 import type { KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
+import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
+import { reviewRoutes } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
+import { addReply, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
 
 export { generateTestAppKey } from "./github-stand-in-jwt.js";
 
@@ -79,7 +83,13 @@ export interface PullRequestFixture {
   readonly body?: string;
 }
 
-export type FaultKind = "502" | "secondary-rate-limit" | "429";
+/** A scripted answer: `status` with `body` as it is (a malformed answer, say). */
+export interface ScriptedAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export type FaultKind = "502" | "secondary-rate-limit" | "429" | ScriptedAnswer;
 
 export interface StandInState {
   readonly appId: number;
@@ -93,6 +103,12 @@ export interface StandInState {
   readonly pulls: Map<string, PullRequestFixture>;
   readonly reviews: Map<string, StandInReview[]>;
   readonly files: Map<string, string>;
+  /** Review comments (the reviews' and replies) by id. */
+  readonly reviewComments: Map<number, StandInReviewComment>;
+  /** Review threads by GraphQL node id, in the order they were opened. */
+  readonly threads: Map<string, StandInThread>;
+  /** How the stand-in reads files at commits, to tell outdated threads (see `isOutdated`). */
+  readonly fileAt: FileAt | undefined;
   nextId: number;
 }
 
@@ -105,6 +121,10 @@ export interface GitHubStandIn {
   readonly minted: MintedToken[];
   setPullRequest(repository: string, pull: PullRequestFixture): void;
   setFile(repository: string, path: string, content: string): void;
+  /** Opens a review thread as someone else (a human's own review comment); returns the comment id. */
+  startThread(repository: string, pullNumber: number, comment: StandInUser & { readonly commitId: string; readonly path: string; readonly line: number; readonly body: string }): number;
+  /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
+  reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
   fail(method: string, pathPattern: RegExp, count: number, kind: FaultKind): void;
   /** Drops every scripted fault not yet used. */
@@ -121,13 +141,15 @@ const SECONDARY_MESSAGE =
  * A local HTTP server standing in for api.github.com, for the endpoints reviewbot uses. It checks
  * credentials as GitHub does (App JWT for `/app/...`, a token it minted for everything else, a
  * scoped token only for its repositories and permissions), keeps check runs with their
- * accumulated annotations and PR reviews in memory, records every request, and can answer with
- * scripted faults (502, secondary rate limit, 429).
+ * accumulated annotations, PR reviews and their review threads in memory, serves the two GraphQL
+ * operations on those threads, records every request, and can answer with scripted faults (502,
+ * secondary rate limit, 429, any status and body). `fileAt` lets it tell outdated threads.
  */
 export async function startGitHubStandIn(options: {
   readonly appId: number;
   readonly publicKey: KeyObject;
   readonly repositories: Readonly<Record<string, number>>;
+  readonly fileAt?: FileAt;
 }): Promise<GitHubStandIn> {
   const state: StandInState = {
     appId: options.appId,
@@ -139,12 +161,15 @@ export async function startGitHubStandIn(options: {
     pulls: new Map(),
     reviews: new Map(),
     files: new Map(),
+    reviewComments: new Map(),
+    threads: new Map(),
+    fileAt: options.fileAt,
     nextId: 1000,
   };
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = standInRoutes(state, (token) => minted.push(token));
+  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), graphqlRoute(state)];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -171,7 +196,9 @@ export async function startGitHubStandIn(options: {
     const fault = faults.find((f) => f.remaining > 0 && f.method === record.method && f.pattern.test(record.path));
     if (fault !== undefined) {
       fault.remaining--;
-      if (fault.kind === "502") {
+      if (typeof fault.kind === "object") {
+        reply(fault.kind.status, fault.kind.body);
+      } else if (fault.kind === "502") {
         reply(502, { message: "Server Error" });
       } else {
         const documentation = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits";
@@ -204,6 +231,13 @@ export async function startGitHubStandIn(options: {
     minted,
     setPullRequest: (repository, pull) => state.pulls.set(`${repository}#${pull.number}`, pull),
     setFile: (repository, path, content) => state.files.set(`${repository}:${path}`, content),
+    startThread: (repository, pullNumber, { login, type, commitId, path, line, body }) =>
+      openThread(state, `${repository}#${pullNumber}`, { reviewId: null, commitId, path, line, side: "RIGHT", body, user: { login, type } }).id,
+    reply: (repository, pullNumber, commentId, { login, type, body }) => {
+      const added = addReply(state, `${repository}#${pullNumber}`, commentId, { login, type }, body);
+      if (added === null) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
+      return added.id;
+    },
     fail: (method, pattern, count, kind) => faults.push({ method, pattern, remaining: count, kind }),
     clearFaults: () => {
       faults.length = 0;
@@ -237,18 +271,9 @@ function authenticate(state: StandInState, route: StandInRoute, authorization: s
   }
   const token = scheme.toLowerCase() === "token" ? state.tokens.get(credential) : undefined;
   if (token === undefined || token.expiresAt <= Date.now()) return { status: 401, message: "Bad credentials" };
-  const repositoryId = state.repositories.get(`${params[0] ?? ""}/${params[1] ?? ""}`);
-  // Repository routes only (`/repos/{owner}/{repo}/…`); `/installation/token` names no repository.
-  if (params.length >= 2 && token.repositoryIds !== undefined && (repositoryId === undefined || !token.repositoryIds.includes(repositoryId))) {
-    return { status: 404, message: "Not Found" };
-  }
-  if (route.permission !== undefined && token.permissions !== undefined) {
-    const [name, level] = route.permission;
-    const granted = token.permissions[name];
-    if (granted === undefined || (level === "write" && granted !== "write")) {
-      return { status: 403, message: "Resource not accessible by integration" };
-    }
-  }
+  // Repository routes only (`/repos/{owner}/{repo}/…`); `/installation/token` and `/graphql` name no repository.
+  if (params.length >= 2 && !tokenReaches(state, token, `${params[0] ?? ""}/${params[1] ?? ""}`)) return { status: 404, message: "Not Found" };
+  if (route.permission !== undefined && !tokenGrants(token, route.permission)) return { status: 403, message: "Resource not accessible by integration" };
   return null;
 }
 
