@@ -12,7 +12,7 @@ const finding = (line: number | null, endLine: number | null = null, extra: Part
   message: "bad",
   rule: "r",
   helper: "h",
-  anchor: line === null ? null : `${String(line).padStart(16, "0")}`,
+  anchor: line === null ? null : String(line).padStart(16, "0"),
   ...extra,
 });
 const report = (findings: PublishedFinding[]): PublishedReport => ({

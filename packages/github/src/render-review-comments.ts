@@ -50,7 +50,7 @@ export function renderReviewComments(
   const helpers = options.helperComments ?? true;
   const posted = options.posted ?? new Set<string>();
   let repeated = 0;
-  const fresh = <T extends PublishedFinding | PublishedAiFinding>(finding: T): boolean => {
+  const fresh = (finding: PublishedFinding | PublishedAiFinding): boolean => {
     const known = posted.has(fingerprintOf(finding) ?? "");
     if (known) repeated += 1;
     return !known;
