@@ -5,7 +5,7 @@ import { reply, startModelStandIn, type ModelStandIn, type ModelStandInRequest }
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import type { WorkTreeWriter } from "../support/git-fixture.js";
 import type { StandInCheckRun } from "../support/github-stand-in.js";
-import { startFleet, type Fleet } from "./fleet-harness.js";
+import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { forcePushToPull, hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -122,5 +122,26 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     expect(forced.summary).not.toContain("**Incremental:**");
     // The model found the bug again, on another line number: same path, title and line text.
     expect(comments()).toHaveLength(before);
+  }, 180_000);
+
+  it("reviews the PR whole on a maintainer's `/review`, though an earlier review could be started from", async () => {
+    // A push whose webhook never came: the last review's head is an ancestor of the new one.
+    const missed = calc([], ["  return x * 3;"]);
+    current = missed;
+    pushToPull(fleet, pull, (tree) => tree.write("src/calc.ts", missed));
+    const before = model.modelRequests("openai").length;
+    const command = {
+      action: "created",
+      installation: { id: INSTALLATION_ID },
+      repository: { id: REPOSITORY_ID, full_name: REPOSITORY },
+      issue: { number: pull.number, state: "open", pull_request: { url: `https://api.github.com/repos/${REPOSITORY}/pulls/${String(pull.number)}` } },
+      comment: { id: 4242, body: "/review", author_association: "MEMBER", user: { login: "maintainer", type: "User" } },
+    };
+    expect((await fleet.deliver("issue_comment", command)).status).toBe(202);
+    const run = await waitForCompletedCheckRun(fleet, pull.headSha);
+    const requests = model.modelRequests("openai").slice(before);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.some((request) => request.bodyText.includes(INCREMENTAL))).toBe(false);
+    expect(run.output.summary).not.toContain("**Incremental:**");
   }, 180_000);
 });
