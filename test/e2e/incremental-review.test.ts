@@ -128,7 +128,7 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     // A push whose webhook never came: the last review's head is an ancestor of the new one.
     const missed = calc([], ["  return x * 3;"]);
     current = missed;
-    pushToPull(fleet, pull, (tree) => tree.write("src/calc.ts", missed));
+    pushToPull(fleet, pull, (tree) => { tree.write("src/calc.ts", missed); });
     const before = model.modelRequests("openai").length;
     const command = {
       action: "created",
