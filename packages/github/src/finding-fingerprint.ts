@@ -27,9 +27,9 @@ export function fingerprintMarker(fingerprint: string): string {
   return `<!-- reviewbot:finding:${fingerprint} -->`;
 }
 
-const MARKER = /<!-- reviewbot:finding:([0-9a-f]{32}) -->/;
+const MARKER = /<!-- reviewbot:finding:([0-9a-f]{32}) -->\s*$/;
 
-/** The fingerprint a comment body's marker names, or null. */
+/** The fingerprint named by the marker that ends a comment body (ours is put last), or null: a marker before the end is quoted text, such as a suggestion's. */
 export function markedFingerprint(body: string): string | null {
   return MARKER.exec(body)?.[1] ?? null;
 }
