@@ -105,10 +105,22 @@ describe("carryFindings", () => {
     expect(await carry({ "src/left.ts": text(restored) }, [left])).toEqual([]);
   });
 
-  it("moves a range as one while both ends are unchanged, and keeps only its last line once its first changed", async () => {
+  it("moves a range as one while both ends are unchanged, and drops it once its first line changed", async () => {
     const range = finding("src/a.ts", 10, "fix10", { startLine: 9 });
     expect(where(await carry({ "src/a.ts": text(["new1", ...HEAD1_A]) }, [range]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: 10, line: 11, title: "t10" }]);
     const firstChanged = HEAD1_A.map((line) => (line === "a9" ? "a9 edited" : line));
-    expect(where(await carry({ "src/a.ts": text(firstChanged) }, [range]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: null, line: 10, title: "t10" }]);
+    expect(where(await carry({ "src/a.ts": text(firstChanged) }, [range]))).toEqual([]);
   });
+
+  it("carries nothing of a file whose diff since the last review is past the cap, and does not fail", async () => {
+    // Every line rewritten: git's diff of the two versions is well over lineMoves' 8 MiB.
+    const huge = Array.from({ length: 200_000 }, (_, index) => `line ${String(index)} ${"x".repeat(40)}`);
+    const before = repo.commit(head1, { "src/big.ts": text(huge) });
+    const after = repo.commit(before, { "src/big.ts": text(huge.map((line) => `${line} changed`)), "src/c.ts": text(HEAD1_C) });
+    const pr = await computePullDiff(repo.context, repo.gitDir, base, after);
+    const source = repo.source(pr.fromSha, after);
+    const interdiff = await computePullDiff(repo.context, repo.gitDir, before, after);
+    const big = finding("src/big.ts", 5, huge[4] ?? "");
+    expect(where(await carryFindings([big, C5], { since: before, interdiff }, pr, source, blobLines(source, pr)))).toEqual(where([C5]));
+  }, 120_000);
 });

@@ -28,7 +28,8 @@ export async function carryFindings(
   const movesOf = (oldPath: string, newPath: string): Promise<MoveLine> => {
     let move = moves.get(oldPath);
     if (move === undefined) {
-      move = lineMoves(source, scope.since, oldPath, source.headSha, newPath);
+      // A file whose diff is past lineMoves' cap carries nothing (every line reads as changed), never fails the review.
+      move = lineMoves(source, scope.since, oldPath, source.headSha, newPath).catch((): MoveLine => () => null);
       moves.set(oldPath, move);
     }
     return move;
@@ -43,7 +44,8 @@ export async function carryFindings(
     const startLine = finding.startLine === null ? null : move(finding.startLine);
     const file = prFiles.get(path);
     const hunk = line === null ? undefined : (finding.side === "RIGHT" ? file?.hunks : file?.baseHunks)?.find((range) => range.start <= line && line <= range.end);
-    if (line === null || hunk === undefined) continue;
+    // A range whose first line changed is looked at afresh, not shrunk to its last line.
+    if (line === null || hunk === undefined || (finding.startLine !== null && startLine === null)) continue;
     const text = await lineText(finding.side, path, line);
     if (text === null || anchorHash(text) !== finding.anchor) continue;
     // A range stays one only within one hunk, as GitHub requires.
