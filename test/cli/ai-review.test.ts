@@ -90,8 +90,9 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("reviewbot review with a m
     // No helper ran: the model's error-severity finding reaches the default fail level.
     expect(result.status, result.stderr).toBe(1);
     const ai = aiOf(result);
-    expect(Object.keys(ai)).toEqual(["status", "model", "summary", "findings", "unplaced", "usage", "coverage", "note"]);
-    expect(ai).toMatchObject({ status: "done", model: MODEL, note: null });
+    expect(Object.keys(ai)).toEqual(["status", "model", "since", "summary", "findings", "unplaced", "usage", "coverage", "note"]);
+    // The CLI reviews the whole PR: there is no earlier review to start from.
+    expect(ai).toMatchObject({ status: "done", model: MODEL, since: null, note: null });
     // The optional fields the model left out are absent, not null.
     expect(ai.findings).toEqual([{ path: "src/calc.ts", line: 2, side: "RIGHT", severity: "error", category: "bug", title: "The sum starts at 1", body: "Start at 0." }]);
     expect(ai.unplaced).toEqual([{ path: "src/calc.ts", line: 4, title: "Wrong anchor", reason: "anchorText does not match line 4" }]);
