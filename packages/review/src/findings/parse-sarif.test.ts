@@ -113,6 +113,7 @@ describe("parseSarif messages by id", () => {
     [{ id: "m", arguments: ["x"] }, { m: { text: "{{0}} is {0}" } }, "{0} is x"],
     [{ id: "m", arguments: [] }, { m: { text: "missing {0} stays" } }, "missing {0} stays"],
     [{ id: "m", arguments: [7] }, { m: { text: "not a string {0}" } }, "not a string {0}"],
+    [{ id: "m", arguments: ["x", 7] }, { m: { text: "{1}, {01}, {00}" } }, "{1}, {01}, x"],
     [{ id: "m" }, { m: { text: "stray } and { braces" } }, "stray } and { braces"],
     [{ id: "m" }, { m: "a SARIF 2.0 draft string" }, "a SARIF 2.0 draft string"],
     [{ text: "text wins", id: "m" }, { m: { text: "not this" } }, "text wins"],
@@ -140,6 +141,15 @@ describe("parseSarif messages by id", () => {
     const text = byId(message, rule(messageStrings));
     expect(text).toHaveLength(MAX_FINDING_TEXT + 1);
     expect(text?.endsWith("…")).toBe(false);
+  });
+
+  it.each([
+    ["ends before the cut", 3],
+    ["runs past the cut", 400],
+  ])("formats a message string whose placeholders repeat several arguments and which %s", (_name, repeats) => {
+    const message = { id: "m", arguments: ["abcd", "c\u001b[1mdef", 7, "unused"] };
+    const text = byId(message, rule({ m: { text: "{0}-{1}/{2}|{{}}".repeat(repeats) } }));
+    expect(text).toBe("abcd-cdef/{2}|{}".repeat(repeats).slice(0, MAX_FINDING_TEXT + 1));
   });
 
   it("keeps a message of exactly the length a finding shows", () => {
