@@ -82,7 +82,7 @@ async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha:
 }
 
 function job(number: number, heads: { baseSha: string; headSha: string }): ReviewJob {
-  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", defaultBranch: "main", pullUpdatedAt: new Date().toISOString(), headFrom: "event", repositoryPrivate: true, deliveryId: randomUUID(), trigger: "local" };
+  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", defaultBranch: "main", pullUpdatedAt: new Date().toISOString(), headFrom: "event", repositoryPrivate: true, deliveryId: randomUUID(), trigger: "local", reply: null };
 }
 
 async function finished(queue: Queue, events: QueueEvents, jobId: string, timeoutMs: number): Promise<void> {

@@ -126,6 +126,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
         appId: 42,
         pullRequestActions: PULL_REQUEST_ACTIONS,
         commandAssociations: COMMAND_ASSOCIATIONS,
+        answers: options.model !== undefined,
       },
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
     },
@@ -145,6 +146,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             maxReportBytes: 16 * 1024 * 1024,
             model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber),
             describe: null,
+            thread: null,
           },
     dashboard: options.dashboard ?? null,
   });

@@ -51,7 +51,7 @@ function review(pullNumber: number, head: string): ReviewJob {
     pullUpdatedAt,
     headFrom: "event",
     deliveryId: `d-${pullNumber}-${head.slice(-4)}`,
-    trigger: "pull_request",
+    trigger: "pull_request", reply: null,
   };
 }
 

@@ -277,6 +277,16 @@ describe("reports: published once, for the api's own record of the job", () => {
     expect(await api.github.getJob(`failed.${jobId}`)).toBeUndefined();
   });
 
+  it("refuses an answer as the outcome of a review (the sealed job says what it is), and records the review's report", async () => {
+    await cleanQueue();
+    const jobId = await enqueue(14);
+    await take("lock-l");
+    const forged = await reportOutcome(jobId, "lock-l", { kind: "answered", answer: "Approved! Merge it." });
+    expect([forged.status, code(forged)]).toEqual([400, "REQUEST_INVALID"]);
+    expect(await api.github.getJob(`answer.${jobId}`)).toBeUndefined();
+    expect((await reportOutcome(jobId, "lock-l", { kind: "completed", report })).body).toEqual({ status: "recorded" });
+  });
+
   it("refuses a failure code outside the catalogue", async () => {
     await cleanQueue();
     const jobId = await enqueue(13);

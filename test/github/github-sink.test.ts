@@ -46,7 +46,7 @@ function newReview(hunks: Record<string, (readonly [number, number])[]> = {}): R
     pullUpdatedAt: "2024-05-06T07:08:09Z",
     headFrom: "event",
     deliveryId: `delivery-${shaCounter}`,
-    trigger: "pull_request",
+    trigger: "pull_request", reply: null,
   };
 }
 

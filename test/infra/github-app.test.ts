@@ -13,7 +13,7 @@ describe("GitHub App manifest", () => {
   it("asks for the minimal permissions and the events the api handles", async () => {
     const manifest = await manifestFile();
     expect(manifest.default_permissions).toEqual({ checks: "write", contents: "read", pull_requests: "write", metadata: "read" });
-    expect(manifest.default_events).toEqual(["pull_request", "issue_comment", "check_run"]);
+    expect(manifest.default_events).toEqual(["pull_request", "issue_comment", "check_run", "pull_request_review_comment"]);
     expect(manifest.public).toBe(false);
     expect(manifest.hook_attributes).toEqual({ url: expect.stringMatching(/^https:\/\/[^/]+\/api\/github\/webhooks$/) as unknown, active: true });
   });

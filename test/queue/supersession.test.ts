@@ -43,7 +43,7 @@ function job(overrides: Partial<ReviewJob>): ReviewJob {
     pullUpdatedAt: new Date(clock).toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),
-    trigger: "pull_request",
+    trigger: "pull_request", reply: null,
     ...overrides,
   };
 }

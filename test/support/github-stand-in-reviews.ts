@@ -96,6 +96,30 @@ export function reviewRoutes(state: StandInState): StandInRoute[] {
       },
     },
     {
+      // Every review comment of a PR, replies included, oldest first, as GitHub lists them.
+      method: "GET",
+      pattern: repoPath(`/pulls/(\\d+)/comments`),
+      auth: "token",
+      permission: ["pull_requests", "read"],
+      handle: ({ params, query }) => {
+        const key = pullKey(params);
+        if (!state.pulls.has(key)) return { status: 404, body: { message: "Not Found" } };
+        const comments = [...state.reviewComments.values()].filter((comment) => comment.pull === key).sort((a, b) => a.id - b.id);
+        return { status: 200, body: paged(comments, query).map(commentJson) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: repoPath(`/pulls/comments/(\\d+)`),
+      auth: "token",
+      permission: ["pull_requests", "read"],
+      handle: ({ params }) => {
+        const comment = state.reviewComments.get(Number(params[2]));
+        const repository = `${params[0] ?? ""}/${params[1] ?? ""}`;
+        return comment === undefined || !comment.pull.startsWith(`${repository}#`) ? { status: 404, body: { message: "Not Found" } } : { status: 200, body: commentJson(comment) };
+      },
+    },
+    {
       method: "POST",
       pattern: repoPath(`/pulls/(\\d+)/comments/(\\d+)/replies`),
       auth: "token",

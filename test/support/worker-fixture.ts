@@ -102,7 +102,7 @@ export function localJob(name: string, heads: { baseSha: string; headSha: string
     pullUpdatedAt: new Date().toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),
-    trigger: "local",
+    trigger: "local", reply: null,
     baseSha: heads.baseSha,
     headSha: heads.headSha,
     ...overrides,

@@ -1,5 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { readReviewMemory } from "@reviewbot/github/review-memory";
+import { enqueueAnswer } from "@reviewbot/queue/enqueue-answer";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
@@ -20,15 +22,20 @@ export interface DeliveryQueues {
 /**
  * `accepted`: enqueued (a review, or a resolve task when only GitHub can tell the PR's head);
  * `duplicate`: this delivery id was accepted before; `replayed`: its signed body came before under
- * another delivery id; `stale`: its head is older than the PR's recorded head, nothing enqueued.
+ * another delivery id; `stale`: its head is older than the PR's recorded head, nothing enqueued;
+ * `not_ours`: a reply in a thread that no comment of ours opened, nothing enqueued.
  */
 export type Accepted =
   | { readonly status: "accepted"; readonly jobId: string; readonly removed: string | null; readonly cancelled: string | null }
   | { readonly status: "duplicate"; readonly jobId: string | null }
   | { readonly status: "replayed" }
-  | { readonly status: "stale"; readonly recordedHead: string };
+  | { readonly status: "stale"; readonly recordedHead: string }
+  | { readonly status: "not_ours" };
 
-type Work = { readonly kind: "review"; readonly job: ReviewJob } | { readonly kind: "resolve"; readonly task: ResolveTask };
+type Work =
+  | { readonly kind: "review"; readonly job: ReviewJob }
+  | { readonly kind: "resolve"; readonly task: ResolveTask }
+  | { readonly kind: "answer"; readonly job: ReviewJob };
 
 /**
  * Accepts a delivery exactly once: a delivery id in the ledger is a duplicate, a body in the ledger
@@ -38,7 +45,7 @@ type Work = { readonly kind: "review"; readonly job: ReviewJob } | { readonly ki
  * QUEUE_UNAVAILABLE, and the delivery counts as not accepted, so GitHub can redeliver it.
  */
 export async function acceptDelivery(queues: DeliveryQueues, work: Work, bodyDigest: string, deadlineMs: number): Promise<Accepted> {
-  const deliveryId = work.kind === "review" ? work.job.deliveryId : work.task.deliveryId;
+  const deliveryId = work.kind === "resolve" ? work.task.deliveryId : work.job.deliveryId;
   return withDeadline(accept(queues, work, deliveryId, bodyDigest), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
 }
 
@@ -46,6 +53,7 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   const claim = await claimDelivery(queues.redis, deliveryId, bodyDigest);
   if (claim === "duplicate") return { status: "duplicate", jobId: null };
   if (claim === "replayed") return { status: "replayed" };
+  if (work.kind === "answer") return answer(queues, work.job);
   const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.seal, work.job) : await resolve(queues, work.task);
   if (outcome.stale !== null && !outcome.stale.tie) {
     const first = await recordDelivery(queues.redis, deliveryId, "stale");
@@ -58,11 +66,25 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   return first ? { status: "accepted", jobId: accepted.jobId, removed: accepted.removed, cancelled: accepted.cancelled } : { status: "duplicate", jobId: accepted.jobId };
 }
 
+/**
+ * A reply is answered only in a thread one of our comments opened, by the api's own record of the
+ * comments it posted on the PR (never by the thread's text, which anyone could write).
+ */
+async function answer(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted> {
+  const memory = await readReviewMemory(queues.redis, job.repositoryId, job.pullNumber);
+  if (job.reply === null || !memory.comments.includes(job.reply.threadId)) {
+    return (await recordDelivery(queues.redis, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+  }
+  const { jobId } = await enqueueAnswer(queues.reviews, queues.redis, queues.seal, job);
+  const first = await recordDelivery(queues.redis, job.deliveryId, jobId);
+  return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
+}
+
 async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {
   return { jobId: await enqueueGitHubTask(queues.github, queues.seal, task), removed: null, cancelled: null, stale: null };
 }
 
-function resolveTaskOf(work: Work): ResolveTask {
+function resolveTaskOf(work: Exclude<Work, { kind: "answer" }>): ResolveTask {
   if (work.kind === "resolve") return work.task;
   const { installationId, repositoryId, repository, pullNumber, deliveryId, trigger } = work.job;
   return { kind: "resolve", installationId, repositoryId, repository, pullNumber, deliveryId, trigger };

@@ -53,6 +53,8 @@ export interface ApiDeps {
     readonly tokens: { readonly mint: TokenMinter; readonly vault: TokenVault; readonly ttlMs: number } | null;
     /** Reads a PR's title and description for the model (the GitHub App); null without one. */
     readonly describe: ClaimDeps["describe"];
+    /** Reads the thread a job answers (the GitHub App); null without one. */
+    readonly thread: ClaimDeps["thread"];
     /** The per-installation concurrency cap, checked at claim time. */
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
@@ -81,10 +83,10 @@ export function createApiApp(deps: ApiDeps): Express {
     }),
   );
   if (deps.workers !== null) {
-    const { registry, tokens, slots, maxReportBytes, model, describe } = deps.workers;
+    const { registry, tokens, slots, maxReportBytes, model, describe, thread } = deps.workers;
     const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
     const ai = model === null ? null : { ...model.offer, fetchHosts: model.fetcher !== null };
-    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai, describe }));
+    app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai, describe, thread }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
     if (model !== null) {
       app.post(JOB_MODEL_PATH, modelHandler({ ...common, model }));

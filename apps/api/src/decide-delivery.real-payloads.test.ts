@@ -12,6 +12,7 @@ const filter: DeliveryFilter = {
   appId: 42,
   pullRequestActions: PULL_REQUEST_ACTIONS,
   commandAssociations: COMMAND_ASSOCIATIONS,
+  answers: true,
 };
 const DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
 

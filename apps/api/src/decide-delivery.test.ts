@@ -11,6 +11,7 @@ const filter: DeliveryFilter = {
   appId: 42,
   pullRequestActions: PULL_REQUEST_ACTIONS,
   commandAssociations: COMMAND_ASSOCIATIONS,
+  answers: true,
 };
 const UPDATED = "2024-05-06T07:08:09Z";
 const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello", default_branch: "trunk" } };
@@ -39,6 +40,16 @@ function comment(body: string | null, association = "MEMBER", extra: Record<stri
     issue: { number: 5, state: "open", pull_request: { url: "x" } },
     comment: { body, author_association: association, user: { login: "alice", type: "User" } },
     ...extra,
+  };
+}
+
+/** A `pull_request_review_comment` payload: by default a member's reply (902) in thread 901 of PR 5. */
+function reviewComment(patch: { action?: string; comment?: Record<string, unknown>; pull_request?: Record<string, unknown> } = {}): unknown {
+  return {
+    ...envelope,
+    action: patch.action ?? "created",
+    comment: { id: 902, in_reply_to_id: 901, author_association: "MEMBER", user: { login: "maintainer", type: "User" }, ...patch.comment },
+    pull_request: { number: 5, state: "open", updated_at: UPDATED, head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main" }, ...patch.pull_request },
   };
 }
 
@@ -108,8 +119,28 @@ describe("decideDelivery", () => {
         headFrom: "event",
         deliveryId: DELIVERY,
         trigger: "pull_request",
+        reply: null,
       },
     });
+  });
+
+  it("answers a trusted person's reply in a review thread with a job naming the reply and its thread", () => {
+    const decision = decideDelivery("pull_request_review_comment", DELIVERY, reviewComment(), filter);
+    expect(decision).toMatchObject({ kind: "answer", job: { pullNumber: 5, headSha: HEAD, trigger: "review_comment", reply: { commentId: 902, threadId: 901 }, deliveryId: DELIVERY } });
+  });
+
+  it.each([
+    ["an edited comment", reviewComment({ action: "edited" }), {}, "action_not_handled"],
+    ["a comment that opens a thread", reviewComment({ comment: { in_reply_to_id: undefined } }), {}, "not_a_reply"],
+    ["a closed PR", reviewComment({ pull_request: { state: "closed" } }), {}, "closed"],
+    ["an app (ourselves included)", reviewComment({ comment: { user: { login: "reviewbot[bot]", type: "Bot" } } }), {}, "bot_author"],
+    ["a login the operator lists as a bot", reviewComment({ comment: { user: { login: "Renovate-Bot", type: "User" } } }), {}, "bot_author"],
+    ["a contributor (the PR's author, say)", reviewComment({ comment: { author_association: "CONTRIBUTOR" } }), {}, "author_not_trusted"],
+    ["someone without a role", reviewComment({ comment: { author_association: "NONE" } }), {}, "author_not_trusted"],
+    ["a member when only owners may ask", reviewComment(), { commandAssociations: ["OWNER"] }, "author_not_trusted"],
+    ["a trusted reply with no model configured", reviewComment(), { answers: false }, "answers_off"],
+  ])("ignores %s", (_name, payload, overrides, reason) => {
+    expect(decideDelivery("pull_request_review_comment", DELIVERY, payload, { ...filter, ...overrides })).toEqual({ kind: "ignore", reason });
   });
 
   it.each([

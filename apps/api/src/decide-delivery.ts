@@ -2,12 +2,13 @@ import type { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
 import { ReviewJob } from "@reviewbot/queue/review-job";
-import { CheckRunEvent, IssueCommentEvent, PullRequestEvent } from "./webhook-payloads.js";
+import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
 /** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */
 export type DeliveryDecision =
   | { readonly kind: "review"; readonly job: ReviewJob }
   | { readonly kind: "resolve"; readonly task: ResolveTask }
+  | { readonly kind: "answer"; readonly job: ReviewJob }
   | { readonly kind: "ping" }
   | { readonly kind: "ignore"; readonly reason: IgnoreReason };
 
@@ -21,7 +22,9 @@ export type IgnoreReason =
   | "not_the_command"
   | "author_not_trusted"
   | "not_our_check_run"
-  | "no_pull_request";
+  | "no_pull_request"
+  | "not_a_reply"
+  | "answers_off";
 
 export interface DeliveryFilter {
   /** Lower-case logins whose PRs are never reviewed (Bot accounts always are skipped). */
@@ -34,8 +37,10 @@ export interface DeliveryFilter {
   readonly appId: number | null;
   /** `pull_request` actions that start a review (a subset of {@link PULL_REQUEST_ACTIONS}). */
   readonly pullRequestActions: readonly string[];
-  /** Who may ask for a review by comment (a subset of {@link COMMAND_ASSOCIATIONS}). */
+  /** Who may ask for a review by comment (a subset of {@link COMMAND_ASSOCIATIONS}), and be answered in a thread. */
   readonly commandAssociations: readonly string[];
+  /** Whether replies in our review threads are answered: only with a model configured. */
+  readonly answers: boolean;
 }
 
 /** The `pull_request` actions an operator may choose to review; all of them by default. */
@@ -59,6 +64,8 @@ export function decideDelivery(event: string, deliveryId: string, payload: unkno
       return decideComment(parsePayload(IssueCommentEvent, payload), deliveryId, filter);
     case "check_run":
       return decideCheckRun(parsePayload(CheckRunEvent, payload), deliveryId, filter);
+    case "pull_request_review_comment":
+      return decideReviewComment(parsePayload(ReviewCommentEvent, payload), deliveryId, filter);
     default:
       return { kind: "ignore", reason: "event_not_handled" };
   }
@@ -98,6 +105,38 @@ function decideComment(event: IssueCommentEvent, deliveryId: string, filter: Del
   if (event.comment.user.type === "Bot") return { kind: "ignore", reason: "bot_author" };
   if (!filter.commandAssociations.includes(event.comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
   return resolve(event, event.issue.number, deliveryId, "issue_comment");
+}
+
+/**
+ * A reply in a review thread, from someone with a push-level role and not an app (our own answers
+ * included): a job that answers it. Whether the thread is one of ours is the api's record's to
+ * say, when the delivery is accepted; anyone else's reply is a prompt-injection channel, ignored.
+ */
+function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
+  const { comment, pull_request: pr } = event;
+  if (event.action !== "created") return { kind: "ignore", reason: "action_not_handled" };
+  if (comment.in_reply_to_id === undefined) return { kind: "ignore", reason: "not_a_reply" };
+  if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
+  if (comment.user.type === "Bot" || filter.botLogins.includes(comment.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
+  if (!filter.commandAssociations.includes(comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  if (!filter.answers) return { kind: "ignore", reason: "answers_off" };
+  const job = parsePayload(ReviewJob, {
+    installationId: event.installation.id,
+    repositoryId: event.repository.id,
+    repository: event.repository.full_name,
+    pullNumber: pr.number,
+    headSha: pr.head.sha,
+    baseSha: pr.base.sha,
+    baseRef: pr.base.ref,
+    defaultBranch: event.repository.default_branch,
+    repositoryPrivate: event.repository.private !== false,
+    pullUpdatedAt: pr.updated_at,
+    headFrom: "event",
+    deliveryId,
+    trigger: "review_comment",
+    reply: { commentId: comment.id, threadId: comment.in_reply_to_id },
+  });
+  return { kind: "answer", job };
 }
 
 function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {

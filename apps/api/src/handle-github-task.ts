@@ -60,7 +60,15 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       return "done";
     }
     case "failed":
+      // A job that answered a reply has no check run to fail: the reply stays unanswered, logged.
+      if (task.review.reply !== null) {
+        logger.warn({ code: task.code, reason: task.reason, replyId: task.review.reply.commentId }, "reply not answered");
+        return "done";
+      }
       await deps.sink.failed(task);
+      return "done";
+    case "answer":
+      await deps.sink.answered(task);
       return "done";
   }
 }

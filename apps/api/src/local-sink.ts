@@ -30,6 +30,11 @@ export function createLocalSink(dir: string): ReviewSink {
         ...renderCheckRun(outcome, { headSha: task.review.headSha }),
       });
     },
+    async answered(task) {
+      // The embedded defaults have no threads: the answer is written beside the PR head's result.
+      await writeAtomically(`${localSinkPath(dir, task.review)}.answer-${String(task.review.reply?.commentId ?? 0)}`, { ...identity(task.review, task.reviewJobId), answer: task.answer });
+    },
+
     async failed(task) {
       await writeAtomically(localSinkPath(dir, task.review), {
         ...identity(task.review, task.reviewJobId),

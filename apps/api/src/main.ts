@@ -12,6 +12,8 @@ import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import { describePullRequest } from "@reviewbot/github/describe-pull-request";
+import { readReplyThread } from "@reviewbot/github/read-reply-thread";
+import { readReviewMemory } from "@reviewbot/github/review-memory";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
 import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
@@ -91,6 +93,8 @@ async function main(): Promise<void> {
         appId: config.GITHUB_APP_ID ?? null,
         pullRequestActions: config.REVIEWBOT_PR_ACTIONS,
         commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
+        // Replies are answered by the model: without one there is nothing to answer with.
+        answers: config.REVIEWBOT_LLM_BASE_URL !== undefined,
       },
     },
     queues: { reviews, github },
@@ -109,6 +113,15 @@ async function main(): Promise<void> {
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
             model: createModelBroker(toLlmSettings(config), redis, scrubber),
             describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
+            // Which comments of the thread are ours: the api's record of what it posted on the PR.
+            thread:
+              app === null
+                ? null
+                : async (job) => {
+                    if (job.reply === null) return null;
+                    const { comments } = await readReviewMemory(redis, job.repositoryId, job.pullNumber);
+                    return readReplyThread(await app.getInstallationOctokit(job.installationId), job, job.reply, (id) => comments.includes(id));
+                  },
           },
     dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });

@@ -92,12 +92,12 @@ async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyRe
 }
 
 function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Accepted, response: Response): void {
-  if (accepted.status === "replayed" || accepted.status === "stale") {
-    const reason = accepted.status === "replayed" ? "replayed" : "stale_head";
+  if (accepted.status === "replayed" || accepted.status === "stale" || accepted.status === "not_ours") {
+    const reason = accepted.status === "replayed" ? "replayed" : accepted.status === "stale" ? "stale_head" : "not_our_thread";
     deps.metrics.webhooks.inc({ event, outcome: "ignored", reason });
     // A signed body under a new delivery id is a captured delivery sent again: worth a warning.
     if (accepted.status === "replayed") log.warn({ reason }, "webhook ignored");
-    else log.info({ reason, recordedHead: accepted.recordedHead }, "webhook ignored");
+    else log.info({ reason, ...(accepted.status === "stale" ? { recordedHead: accepted.recordedHead } : {}) }, "webhook ignored");
     response.status(202).json({ status: "ignored", reason });
     return;
   }

@@ -67,3 +67,27 @@ export const CheckRunEvent = z.object({
   }),
 });
 export type CheckRunEvent = z.infer<typeof CheckRunEvent>;
+
+/**
+ * `pull_request_review_comment` events: a comment on a PR's diff, and whether it replies in a
+ * thread (`in_reply_to_id`, the thread's first comment). The PR's head and base are the payload's.
+ */
+export const ReviewCommentEvent = z.object({
+  action: z.string().max(100),
+  installation,
+  repository: repository.extend({ default_branch: z.string().max(255), private: z.boolean().optional() }),
+  comment: z.object({
+    id,
+    in_reply_to_id: id.optional(),
+    author_association: z.string().max(50),
+    user,
+  }),
+  pull_request: z.object({
+    number: id,
+    state: z.enum(["open", "closed"]),
+    updated_at: z.string().max(100),
+    head: commitRef,
+    base: commitRef,
+  }),
+});
+export type ReviewCommentEvent = z.infer<typeof ReviewCommentEvent>;

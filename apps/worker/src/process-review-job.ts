@@ -19,6 +19,7 @@ import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import type { JobClient } from "./job-client.js";
 import type { ReviewSource } from "./review-source.js";
 import { jobAiReviewer } from "./job-ai-reviewer.js";
+import { runAnswer } from "./run-answer.js";
 import { abortCause, untilAborted, type RunningJobs } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
@@ -50,6 +51,8 @@ export interface ProcessDependencies {
 
 export type ReviewJobResult =
   | { readonly outcome: "completed"; readonly findings: number }
+  | { readonly outcome: "answered" }
+  | { readonly outcome: "skipped" }
   | { readonly outcome: "superseded" }
   | { readonly outcome: "cancelled" };
 
@@ -85,14 +88,16 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
     throw new UnrecoverableError(isAppError(err) ? `${err.code}: ${err.message}` : String(err));
   }
   const logger = deps.logger.child({ jobId, repo: queued.repository, pr: queued.pullNumber, headSha: queued.headSha });
-  if (await isSuperseded(deps.redis, queued)) {
+  // A job that answers a reply is no review of a head: a push neither supersedes nor waits for it.
+  const answering = queued.reply !== null;
+  if (!answering && (await isSuperseded(deps.redis, queued))) {
     await report(deps, jobId, lock, { kind: "skipped" }, logger);
     deps.metrics.countJob("superseded");
     logger.info("review superseded before it started");
     return { outcome: "superseded" };
   }
-  const lease = new PullRequestLease(deps.redis, queued, jobId, deps.leaseTtlMs);
-  if (!(await lease.acquire())) {
+  const lease = answering ? null : new PullRequestLease(deps.redis, queued, jobId, deps.leaseTtlMs);
+  if (lease !== null && !(await lease.acquire())) {
     deps.metrics.countJob("deferred");
     await job.moveToDelayed(Date.now() + deps.leaseRetryMs, lockToken);
     throw new DelayedError();
@@ -100,6 +105,8 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   const { signal, finish } = deps.running.add(jobId);
   try {
     const claim = await deps.jobs.claim(jobId, lock);
+    // What the job is comes from the api's sealed job, not the queued copy.
+    if (claim.job.reply !== null) return await runAnswer(jobId, lock, claim, signal, { ...deps, logger });
     const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, { ...deps, logger });
     return await runReview(job, lock, claim, signal, { ...deps, logger }, ai);
   } catch (err) {
@@ -143,7 +150,7 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
     throw new UnrecoverableError(`${code}: ${message}`);
   } finally {
     finish();
-    await lease.release().catch((err: unknown) => {
+    await lease?.release().catch((err: unknown) => {
       logger.warn({ err }, "lease release failed");
     });
   }

@@ -3,7 +3,7 @@ import type { ReviewTimings } from "@reviewbot/review/pipeline/report";
 import type { SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 
 /** How a job left the processor. */
-export type JobOutcome = "completed" | "superseded" | "cancelled" | "timed-out" | "invalid" | "failed" | "retried" | "handed-back" | "deferred" | "busy";
+export type JobOutcome = "completed" | "answered" | "skipped" | "superseded" | "cancelled" | "timed-out" | "invalid" | "failed" | "retried" | "handed-back" | "deferred" | "busy";
 
 export interface WorkerMetrics {
   readonly registry: Registry;

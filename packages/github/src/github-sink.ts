@@ -6,7 +6,9 @@ import type { Redis } from "ioredis";
 import { completeCheckRun } from "./complete-check-run.js";
 import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
+import { postAnswerOnce } from "./post-answer-once.js";
 import { publishReview } from "./publish-review.js";
+import { updateReviewMemory } from "./review-memory.js";
 import { renderCheckRun } from "./render-check-run.js";
 import { resolveOutdatedThreads } from "./resolve-outdated-threads.js";
 import { scrubDeep } from "./scrub-deep.js";
@@ -66,6 +68,17 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
       const ours = new Set(memory.comments);
       if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
+    },
+
+    async answered(task) {
+      const { reply } = task.review;
+      if (reply === null) return;
+      const where = await target(task.review, task.reviewJobId);
+      const logger = log(task.review, task.reviewJobId);
+      const id = await postAnswerOnce({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, reply, task.answer);
+      // Ours from now on: the next answer in this thread shows the model which comments it wrote.
+      if (id !== null) await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) => ({ ...memory, comments: [...new Set([...memory.comments, id])] }));
+      logger.info({ replyId: reply.commentId, answerId: id }, "reply answered");
     },
 
     async failed(task) {

@@ -1,13 +1,11 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { PublishedReport } from "@reviewbot/queue/published-report";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import { aiFingerprint } from "./finding-fingerprint.js";
 import { numberReviewComments } from "./number-review-comments.js";
 import { postReviewOnce, type ReviewTarget } from "./post-review-once.js";
 import { renderReviewComments } from "./render-review-comments.js";
-import { readReviewMemory, writeReviewMemory, type ReviewMemory } from "./review-memory.js";
-import { withRedisLock } from "./with-redis-lock.js";
+import { updateReviewMemory, type ReviewMemory } from "./review-memory.js";
 
 export interface PublishReviewOptions {
   readonly helperComments: boolean;
@@ -31,9 +29,7 @@ export async function publishReview(
   report: PublishedReport,
   options: PublishReviewOptions,
 ): Promise<ReviewMemory> {
-  const lockKey = `${KEY_PREFIX}:lock:memory:${target.repositoryId}:${target.pullNumber}`;
-  return withRedisLock(target.redis, lockKey, { ttlMs: 60_000, waitMs: 90_000 }, async () => {
-    const memory = await readReviewMemory(target.redis, target.repositoryId, target.pullNumber);
+  return updateReviewMemory(target.redis, target.repositoryId, target.pullNumber, async (memory) => {
     const review = renderReviewComments(report, {
       headSha: target.headSha,
       helperComments: options.helperComments,
@@ -43,9 +39,7 @@ export async function publishReview(
     const reviewId = review === null ? null : await postReviewOnce(target, deps, review);
     const numbered = reviewId === null ? new Map<string, number>() : await numberReviewComments(target.octokit, target, reviewId);
     if (review !== null) deps.logger.info({ reviewId, comments: review.comments.length, repeated: review.repeated }, "pr review published");
-    const next = remembered(memory, report, numbered, target.headSha);
-    await writeReviewMemory(target.redis, target.repositoryId, target.pullNumber, next);
-    return next;
+    return remembered(memory, report, numbered, target.headSha);
   });
 }
 

@@ -2,6 +2,7 @@ import { PublishedAiFinding } from "@reviewbot/queue/published-report";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { withRedisLock } from "./with-redis-lock.js";
 
 const fingerprint = z.string().regex(/^[0-9a-f]{32}$/, "must be a finding fingerprint");
 const commentId = z.int().positive().max(Number.MAX_SAFE_INTEGER);
@@ -48,6 +49,23 @@ export async function readReviewMemory(redis: Redis, repositoryId: number, pullN
 export async function writeReviewMemory(redis: Redis, repositoryId: number, pullNumber: number, memory: ReviewMemory): Promise<void> {
   const comments = memory.comments.slice(-MAX_REMEMBERED_COMMENTS);
   await redis.set(reviewMemoryKey(repositoryId, pullNumber), JSON.stringify(ReviewMemory.parse({ ...memory, comments })), "EX", TTL_SECONDS);
+}
+
+/**
+ * Reads the PR's memory, runs `update` and writes what it returns, under a lock per PR (two api
+ * processes never interleave a read and a write of it). Returns what was written.
+ */
+export async function updateReviewMemory(
+  redis: Redis,
+  repositoryId: number,
+  pullNumber: number,
+  update: (memory: ReviewMemory) => Promise<ReviewMemory> | ReviewMemory,
+): Promise<ReviewMemory> {
+  return withRedisLock(redis, `${KEY_PREFIX}:lock:memory:${repositoryId}:${pullNumber}`, { ttlMs: 60_000, waitMs: 90_000 }, async () => {
+    const next = await update(await readReviewMemory(redis, repositoryId, pullNumber));
+    await writeReviewMemory(redis, repositoryId, pullNumber, next);
+    return next;
+  });
 }
 
 function safeJson(text: string): unknown {

@@ -4,6 +4,7 @@ import { parseContract } from "./parse-contract.js";
 import { PublishedReport } from "./published-report.js";
 import type { QueueSeal } from "./queue-seal.js";
 import { ReviewJob } from "./review-job.js";
+import { MAX_ANSWER_CHARS } from "./worker-protocol.js";
 
 /** A PR the API knows only by number (an `/review` comment): the publisher looks up its SHAs. */
 const ResolveTask = z.strictObject({
@@ -24,6 +25,9 @@ const StartedTask = z.strictObject({ kind: z.literal("started"), ...reviewRef })
 /** A worker finished the review: the check run completes with the report. */
 const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRef, report: PublishedReport });
 
+/** A worker answered a reply: the answer goes into the reply's thread, once. */
+const AnswerTask = z.strictObject({ kind: z.literal("answer"), ...reviewRef, answer: z.string().min(1).max(MAX_ANSWER_CHARS) });
+
 /** The review failed for good (config error, bad job, retries exhausted): published as such. */
 const FailedTask = z.strictObject({
   kind: z.literal("failed"),
@@ -36,10 +40,11 @@ const FailedTask = z.strictObject({
  * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
  * these, sealed ({@link QueueSeal}); workers reach the publisher through the api's report route.
  */
-export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask]);
+export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
+export type AnswerTask = z.infer<typeof AnswerTask>;
 
 /**
  * Reads publisher task `taskId` if the api sealed it; a forged or altered task, or a mismatch with

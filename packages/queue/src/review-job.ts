@@ -5,8 +5,11 @@ const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name");
 
-/** What started a review; `local` is the embedded-defaults source (no GitHub). */
-export const REVIEW_TRIGGERS = ["pull_request", "issue_comment", "check_run", "local"] as const;
+/**
+ * What started a job; `local` is the embedded-defaults source (no GitHub); `review_comment` is a
+ * trusted reviewer's reply in one of our review threads, which the job answers.
+ */
+export const REVIEW_TRIGGERS = ["pull_request", "issue_comment", "check_run", "local", "review_comment"] as const;
 export type ReviewTrigger = (typeof REVIEW_TRIGGERS)[number];
 
 /**
@@ -50,6 +53,11 @@ export const ReviewJob = z.strictObject({
   repositoryPrivate: z.boolean().default(true),
   deliveryId: z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be a GitHub delivery id"),
   trigger: z.enum(REVIEW_TRIGGERS),
+  /**
+   * Set on a job that answers a reply instead of reviewing: the reply's comment id and the id of
+   * the comment of ours that opened its thread. Such a job has no check run and no lease on the PR.
+   */
+  reply: z.strictObject({ commentId: id, threadId: id }).nullable().default(null),
 });
 export type ReviewJob = z.infer<typeof ReviewJob>;
 

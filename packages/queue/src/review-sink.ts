@@ -1,4 +1,4 @@
-import type { CompletedTask, GitHubTask } from "./github-task.js";
+import type { AnswerTask, CompletedTask, GitHubTask } from "./github-task.js";
 
 export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
 export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;
@@ -13,4 +13,6 @@ export interface ReviewSink {
   /** `supersededBy` is the PR's newer head when the result is outdated: it must not be published as current. */
   completed(task: CompletedTask, supersededBy: string | null): Promise<void>;
   failed(task: FailedTask): Promise<void>;
+  /** A job's answer to a reply, posted in its thread. */
+  answered(task: AnswerTask): Promise<void>;
 }

@@ -40,6 +40,17 @@ export const AiOffer = z.strictObject({
 });
 export type AiOffer = z.infer<typeof AiOffer>;
 
+/** The most characters of an answer to a reply. */
+export const MAX_ANSWER_CHARS = 4000;
+
+/** A review thread of ours with the replies up to the one a job answers, oldest first. */
+export const ReplyThread = z.strictObject({
+  path: z.string().max(4096),
+  line: z.int().positive().nullable(),
+  comments: z.array(z.strictObject({ author: z.string().max(100), ours: z.boolean(), body: z.string().max(65_536) })).min(1).max(50),
+});
+export type ReplyThread = z.infer<typeof ReplyThread>;
+
 /** The job as the api sealed it; a read token for its repository when the api holds a GitHub App. */
 export const ClaimResponse = z.strictObject({
   job: ReviewJob,
@@ -54,14 +65,20 @@ export const ClaimResponse = z.strictObject({
    * one) and its findings, which the worker carries to this head when their lines are unchanged.
    */
   previous: z.strictObject({ headSha: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA"), findings: z.array(PublishedAiFinding).max(500) }).nullable(),
+  /** For a job that answers a reply: the thread as GitHub has it, up to the reply (untrusted text), and where it sits. */
+  thread: ReplyThread.nullable(),
 });
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 
 const codes = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
 
-/** How a review ended: a report, a final failure (a catalogue code), or skipped (superseded before it began). */
+/**
+ * How a job ended: a review's report, a reply's answer (the model's text, posted in the thread),
+ * a final failure (a catalogue code), or skipped (superseded before it began).
+ */
 export const JobOutcome = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("completed"), report: PublishedReport }),
+  z.strictObject({ kind: z.literal("answered"), answer: z.string().min(1).max(MAX_ANSWER_CHARS) }),
   z.strictObject({ kind: z.literal("failed"), code: z.enum(codes), reason: z.string().max(2000) }),
   z.strictObject({ kind: z.literal("skipped") }),
 ]);

@@ -7,7 +7,7 @@ import type { PullRequestText } from "@reviewbot/github/describe-pull-request";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
-import { ClaimRequest, type AiOffer, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import { ClaimRequest, type AiOffer, type ClaimResponse, type ReplyThread } from "@reviewbot/queue/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
@@ -31,6 +31,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
   readonly ai: (Omit<AiOffer, "fetchUrl"> & { readonly fetchHosts: boolean }) | null;
   /** The PR's title and description for the model; asked only when the AI review is on. */
   readonly describe: ((job: ReviewJob) => Promise<PullRequestText | null>) | null;
+  /** The thread a job answers (the GitHub App, with the api's record of our comments); null without an App. */
+  readonly thread: ((job: ReviewJob) => Promise<ReplyThread | null>) | null;
 }
 
 /**
@@ -39,6 +41,7 @@ export interface ClaimDeps extends JobAuthorityDeps {
  * outcome is recorded, the lock moves on, or after `ttlMs`); the PR's check run goes in progress.
  * A claim beyond its installation's concurrency cap is refused with `INSTALLATION_BUSY` (429 and
  * `Retry-After`) before anything is minted: the worker hands the job back and tries again later.
+ * A job that answers a reply gets the thread instead, and has no check run to start.
  */
 export function claimHandler(deps: ClaimDeps): RequestHandler {
   return async (request, response) => {
@@ -56,7 +59,8 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       const ai = aiOffer(deps.ai, job.repositoryPrivate);
       const pullRequest = ai === null || deps.describe === null ? null : await deps.describe(job);
       const previous = ai === null ? null : await previousReview(deps, job);
-      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous };
+      const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
+      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
       if (deps.tokens !== null) {
         const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
         const expires = Date.parse(minted.expiresAt);
@@ -65,7 +69,7 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
         await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
         Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
       }
-      await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
+      if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
       deps.logger.info({ ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt }, "job claimed");
       response.status(200).json(answer);
     } catch (err) {

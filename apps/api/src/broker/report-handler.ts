@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { RequestHandler } from "express";
+import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { releaseShare } from "@reviewbot/queue/fair-share";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
@@ -36,6 +37,7 @@ export function reportHandler(deps: ReportDeps): RequestHandler {
       const { worker, body } = await readWorkerRequest(request, deps.registry, ReportRequest, deps.maxBytes);
       Object.assign(fields, { worker, jobId: body.jobId, outcome: body.outcome.kind });
       const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "report" });
+      refuseMismatch(job, body.outcome);
       const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
       await deps.slots.release(job.installationId, body.jobId);
       await publish(deps, body.jobId, job, body.outcome);
@@ -52,6 +54,17 @@ export function reportHandler(deps: ReportDeps): RequestHandler {
   };
 }
 
+/**
+ * A review's report for a job that answers a reply, or an answer for a review, is not this job's
+ * outcome: the api's sealed job says which kind it is, never the worker.
+ */
+function refuseMismatch(job: ReviewJob, outcome: JobOutcome): void {
+  const answering = job.reply !== null;
+  if ((outcome.kind === "answered" && !answering) || (outcome.kind === "completed" && answering)) {
+    throw new AppError("REQUEST_INVALID", `a ${outcome.kind} outcome does not end a job that ${answering ? "answers a reply" : "reviews a PR"}`);
+  }
+}
+
 async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob, outcome: JobOutcome): Promise<void> {
   switch (outcome.kind) {
     case "completed":
@@ -59,6 +72,9 @@ async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob,
       return;
     case "failed":
       await enqueueGitHubTask(deps.github, deps.seal, { kind: "failed", reviewJobId, review, code: outcome.code, reason: outcome.reason });
+      return;
+    case "answered":
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "answer", reviewJobId, review, answer: outcome.answer });
       return;
     case "skipped":
       return;

@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { lstat, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { ChatModel } from "@reviewbot/llm/chat";
@@ -18,6 +16,7 @@ import { helperTools } from "./helper-tools.js";
 import { placeFindings } from "./place-findings.js";
 import { planChunks, type Chunk } from "./plan-chunks.js";
 import { RepoReader } from "./repo-reader.js";
+import { readRules } from "./review-rules.js";
 import { repoSourceOf } from "./repo-source.js";
 import { reviewScope, type ReviewScope } from "./review-scope.js";
 import { carryFindings } from "./carry-findings.js";
@@ -63,8 +62,6 @@ const DEFAULT_TURNS = 12;
 const MAX_TURNS = 30;
 /** The most characters of one tool answer shown to the model. */
 const TOOL_ANSWER_CHARS = 24_000;
-/** `.ai/review-rules.md` larger than this is not read at all. */
-const MAX_RULES_BYTES = 64 * 1024;
 
 /**
  * The AI review (issue 14): the PR's patch planned into hunk-aligned chunks within the model's
@@ -170,13 +167,6 @@ async function readCached(cache: ChunkCache | undefined, key: string): Promise<C
   const parsed = SubmitReview.safeParse((stored as { review?: unknown } | null | undefined)?.review);
   if (!parsed.success) return null;
   return { review: parsed.data, ended: "submitted", usage: { inputTokens: 0, outputTokens: 0 }, turns: 0, toolCalls: 0 };
-}
-
-async function readRules(worktree: string): Promise<string | null> {
-  const path = join(worktree, ".ai", "review-rules.md");
-  const info = await lstat(path).catch(() => null);
-  if (info === null || !info.isFile() || info.size > MAX_RULES_BYTES) return null;
-  return readFile(path, "utf8");
 }
 
 function configDigest(rules: string | null, input: AiReviewInput, fetch: boolean, since: string | null): string {

@@ -2,7 +2,8 @@ import { isAppError } from "@reviewbot/core/errors";
 import type { ChatMessage, ChatModel, TokenUsage, ToolCall } from "@reviewbot/llm/chat";
 import type { AiTool } from "./ai-tool.js";
 import { estimateTokens } from "./estimate-tokens.js";
-import { parseSubmitReview, SUBMIT_REVIEW_TOOL, type SubmitReview } from "./submit-review.js";
+import { SUBMIT_REVIEW, type SubmitReview } from "./submit-review.js";
+import type { SubmitTool } from "./submit-tool.js";
 import { ToolInputError } from "./tool-input-error.js";
 import type { UntrustedKind } from "./untrusted-text.js";
 
@@ -36,13 +37,18 @@ export interface ChunkLoopInput {
   readonly now?: () => number;
 }
 
-export interface ChunkOutcome {
-  /** The model's validated `submit_review`, or null when it never made a valid one. */
-  readonly review: SubmitReview | null;
+/** How a tool loop ended: the model's validated submission, or null when it never made a valid one. */
+export interface LoopOutcome<T> {
+  readonly result: T | null;
   readonly ended: LoopEnd;
   readonly usage: TokenUsage;
   readonly turns: number;
   readonly toolCalls: number;
+}
+
+export interface ChunkOutcome extends Omit<LoopOutcome<SubmitReview>, "result"> {
+  /** The model's validated `submit_review`, or null when it never made a valid one. */
+  readonly review: SubmitReview | null;
 }
 
 /** A trusted note to the model (a refusal, a reminder) is cut here; untrusted text is cut by the envelope. */
@@ -50,18 +56,25 @@ const NOTE_MAX = 2000;
 /** Consecutive text-only answers tolerated before the loop asks for the review. */
 const MAX_TEXT_ANSWERS = 2;
 
+/** One chunk's review: {@link runToolLoop} ended by `submit_review`. */
+export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome> {
+  const { result, ...outcome } = await runToolLoop(input, SUBMIT_REVIEW);
+  return { ...outcome, review: result };
+}
+
 /**
- * One chunk's tool loop: the model browses with read-only tools until it calls `submit_review`,
- * the only way to finish. The request prefix (system prompt, tools) never changes; when a cap is
+ * A tool loop: the model browses with read-only tools until it calls `submit` (`submit_review`,
+ * `submit_answer`), the only way to finish. The request prefix (system prompt, tools) never changes; when a cap is
  * reached (turns, the job's tokens, the wall clock, repeated identical calls, text answers) the
- * model gets one last turn in which only `submit_review` runs. A text answer is never used: a
+ * model gets one last turn in which only the submit tool runs. A text answer is never used: a
  * model that leaks a tool call as text is told to call the tool. Tool errors the model caused
  * (`ToolInputError`, `POLICY_DENIED`) become answers; anything else (a dead sandbox engine, git)
  * propagates and fails the review so that it is retried.
  */
-export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome> {
+export async function runToolLoop<T>(input: ChunkLoopInput, submit: SubmitTool<T>): Promise<LoopOutcome<T>> {
   const now = input.now ?? Date.now;
-  const specs = [...input.tools.map((tool) => tool.spec), SUBMIT_REVIEW_TOOL];
+  const name = submit.spec.name;
+  const specs = [...input.tools.map((tool) => tool.spec), submit.spec];
   const byName = new Map(input.tools.map((tool) => [tool.spec.name, tool]));
   const messages: ChatMessage[] = [{ role: "user", content: input.opening }];
   const seen = new Map<string, number>();
@@ -77,9 +90,9 @@ export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome>
     const cap: LoopEnd | null =
       pending ??
       (turns + 1 >= input.limits.maxTurns ? "turns" : now() >= input.limits.deadline ? "deadline" : input.tokensLeft() < needed * 2 ? "tokens" : null);
-    if (cap !== null && input.tokensLeft() < needed) return { review: null, ended: cap === "turns" ? "tokens" : cap, usage, turns, toolCalls };
+    if (cap !== null && input.tokensLeft() < needed) return { result: null, ended: cap === "turns" ? "tokens" : cap, usage, turns, toolCalls };
     const final = cap !== null;
-    if (final) messages.push({ role: "user", content: finalNote(cap) });
+    if (final) messages.push({ role: "user", content: finalNote(cap, name) });
     let answer;
     try {
       answer = await input.model.complete(
@@ -87,7 +100,7 @@ export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome>
         input.signal,
       );
     } catch (err) {
-      if (isAppError(err) && err.code === "LLM_BUDGET_EXCEEDED") return { review: null, ended: "budget", usage, turns, toolCalls };
+      if (isAppError(err) && err.code === "LLM_BUDGET_EXCEEDED") return { result: null, ended: "budget", usage, turns, toolCalls };
       throw err;
     }
     turns += 1;
@@ -96,23 +109,23 @@ export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome>
     const calls = answer.toolCalls.slice(0, 16);
     messages.push({ role: "assistant", content: answer.content.slice(0, NOTE_MAX * 4), toolCalls: calls });
     if (calls.length === 0) {
-      if (final) return { review: null, ended: cap, usage, turns, toolCalls };
+      if (final) return { result: null, ended: cap, usage, turns, toolCalls };
       textAnswers += 1;
       if (textAnswers >= MAX_TEXT_ANSWERS) pending = "no-submit";
-      messages.push({ role: "user", content: TEXT_ANSWER_NOTE });
+      messages.push({ role: "user", content: textAnswerNote(name) });
       continue;
     }
     textAnswers = 0;
     for (const call of calls) {
       toolCalls += 1;
-      if (call.name === SUBMIT_REVIEW_TOOL.name) {
-        const parsed = parseSubmitReview(call.arguments);
-        if (parsed.ok) return { review: parsed.review, ended: final ? cap : "submitted", usage, turns, toolCalls };
-        messages.push(toolAnswer(call, `submit_review was not accepted: ${parsed.problems.join("; ")}. Call submit_review again with these fixed.`));
+      if (call.name === name) {
+        const parsed = submit.parse(call.arguments);
+        if (parsed.ok) return { result: parsed.value, ended: final ? cap : "submitted", usage, turns, toolCalls };
+        messages.push(toolAnswer(call, `${name} was not accepted: ${parsed.problems.join("; ")}. Call ${name} again with these fixed.`));
         continue;
       }
       if (final) {
-        messages.push(toolAnswer(call, "not run: the review's budget is spent. Call submit_review now."));
+        messages.push(toolAnswer(call, `not run: the budget is spent. Call ${name} now.`));
         continue;
       }
       const key = `${call.name}\u0000${canonicalArguments(call.arguments)}`;
@@ -121,12 +134,12 @@ export async function runChunkLoop(input: ChunkLoopInput): Promise<ChunkOutcome>
       if (count > 1) {
         repeats += 1;
         if (repeats >= input.limits.maxRepeats) pending = "repeats";
-        messages.push(toolAnswer(call, "not run again: you made this exact call before; its answer is above. Try something else or call submit_review."));
+        messages.push(toolAnswer(call, `not run again: you made this exact call before; its answer is above. Try something else or call ${name}.`));
         continue;
       }
       messages.push(toolAnswer(call, await runTool(byName.get(call.name), call, input)));
     }
-    if (final) return { review: null, ended: cap, usage, turns, toolCalls };
+    if (final) return { result: null, ended: cap, usage, turns, toolCalls };
   }
 }
 
@@ -167,18 +180,19 @@ function sortKeys(value: unknown): unknown {
   return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
 }
 
-const TEXT_ANSWER_NOTE =
-  "Text answers are not read or posted. Use the tools through the tool-calling interface (not as text), and finish by calling submit_review.";
+function textAnswerNote(submit: string): string {
+  return `Text answers are not read or posted. Use the tools through the tool-calling interface (not as text), and finish by calling ${submit}.`;
+}
 
-function finalNote(reason: LoopEnd): string {
+function finalNote(reason: LoopEnd, submit: string): string {
   const why: Record<LoopEnd, string> = {
     submitted: "",
     turns: "the turns allowed for this part are used",
     tokens: "the review's token budget is nearly spent",
     deadline: "the review's time is nearly up",
     repeats: "too many repeated calls",
-    "no-submit": "no review was submitted",
+    "no-submit": "nothing was submitted",
     budget: "the budget is spent",
   };
-  return `Stop browsing: ${why[reason]}. Call submit_review now with what you found so far; no other tool will run.`;
+  return `Stop browsing: ${why[reason]}. Call ${submit} now with what you found so far; no other tool will run.`;
 }

@@ -12,6 +12,7 @@ export const UNTRUSTED_KINDS = [
   "helper-output",
   "context-script-output",
   "fetched-page",
+  "review-thread",
 ] as const;
 export type UntrustedKind = (typeof UNTRUSTED_KINDS)[number];
 

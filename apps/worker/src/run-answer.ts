@@ -1,0 +1,43 @@
+import type { Logger } from "@reviewbot/core/logger";
+import { MAX_ANSWER_CHARS, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import { createThreadAnswerer } from "@reviewbot/review/ai/answer-thread";
+import { jobAiOptions } from "./job-ai-reviewer.js";
+import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+
+/**
+ * A claimed job that answers a reply in one of our review threads: the PR checked out like a
+ * review's (the model's tools read its git objects), the thread the api read from GitHub, and the
+ * model through the api's broker; reported as `answered`, or `skipped` when there is nothing to
+ * answer with (no model offered, the thread or the reply gone, or the model gave no answer). No
+ * helper runs and nothing of the PR's code executes.
+ */
+export async function runAnswer(jobId: string, lock: string, claim: ClaimResponse, signal: AbortSignal, deps: ProcessDependencies & { readonly logger: Logger }): Promise<ReviewJobResult> {
+  const options = jobAiOptions(claim, { jobs: deps.jobs, jobId, lockToken: lock }, deps);
+  if (options === undefined || claim.thread === null) {
+    await deps.jobs.report(jobId, lock, { kind: "skipped" });
+    deps.logger.info({ model: options !== undefined, thread: claim.thread !== null }, "reply not answered: no model or no thread");
+    return { outcome: "skipped" };
+  }
+  deps.logger.info({ replyId: claim.job.reply?.commentId }, "answering a reply");
+  const source = await deps.source.resolve(claim.job, claim.token);
+  try {
+    const checkout = await deps.cache.checkout({ ...source.request, label: jobId });
+    try {
+      const answered = await createThreadAnswerer(options)(checkout, claim.thread, signal);
+      signal.throwIfAborted();
+      if (answered.answer === null) {
+        await deps.jobs.report(jobId, lock, { kind: "skipped" });
+        deps.logger.warn({ ended: answered.ended, ...answered.usage }, "reply not answered: the model gave no answer");
+        return { outcome: "skipped" };
+      }
+      await deps.jobs.report(jobId, lock, { kind: "answered", answer: answered.answer.slice(0, MAX_ANSWER_CHARS) });
+      deps.metrics.countJob("answered");
+      deps.logger.info({ ended: answered.ended, ...answered.usage }, "reply answered");
+      return { outcome: "answered" };
+    } finally {
+      await checkout.release();
+    }
+  } finally {
+    source.release();
+  }
+}

@@ -1,0 +1,86 @@
+import type { Logger } from "@reviewbot/core/logger";
+import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { ReviewTarget } from "./post-review-once.js";
+import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { truncateUtf8 } from "./truncate-utf8.js";
+import { withRedisLock } from "./with-redis-lock.js";
+
+interface ListedComment {
+  readonly id: number;
+  readonly in_reply_to_id?: number;
+  readonly body?: string | null;
+  readonly user?: { readonly type?: string } | null;
+}
+
+const POSTED_TTL_SECONDS = 30 * 24 * 3600;
+const MAX_PAGES = 10;
+const ANSWER_MAX_BYTES = 16_000;
+
+/** The hidden marker of our answer to one reply, so it is posted once. */
+export function answerMarker(replyId: number): string {
+  return `<!-- reviewbot:answer:${String(replyId)} -->`;
+}
+
+/**
+ * Posts the model's answer to one reply in its thread, at most once: skipped when Redis remembers
+ * it, or when the thread already has a bot's comment carrying the reply's marker (a person cannot
+ * post as a bot); posting happens under a Redis lock. The answer is model-written from untrusted
+ * text: escaped like every model string (no link, image, HTML or mention can form) and scrubbed.
+ * Returns the answer's comment id; null when GitHub refused it (422: the thread is gone).
+ */
+export async function postAnswerOnce(
+  target: Omit<ReviewTarget, "headSha">,
+  deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
+  reply: { readonly commentId: number; readonly threadId: number },
+  answer: string,
+): Promise<number | null> {
+  const postedKey = `${KEY_PREFIX}:answer:${target.repositoryId}:${reply.commentId}`;
+  const remembered = async (): Promise<number | null | undefined> => {
+    const value = await target.redis.get(postedKey);
+    return value === null ? undefined : Number(value) > 0 ? Number(value) : null;
+  };
+  const known = await remembered();
+  if (known !== undefined) return known;
+  return withRedisLock(target.redis, `${KEY_PREFIX}:lock:answer:${target.repositoryId}:${reply.commentId}`, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
+    const again = await remembered();
+    if (again !== undefined) return again;
+    const marker = answerMarker(reply.commentId);
+    const posted = await findPosted(target, reply.threadId, marker);
+    let id = posted ?? 0;
+    if (posted === null) {
+      const body = `${truncateUtf8(sanitiseMarkdown(deps.scrubber.scrub(answer), { inline: false }), ANSWER_MAX_BYTES)}\n\n${marker}`;
+      try {
+        const { data } = await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", {
+          owner: target.owner,
+          repo: target.repo,
+          pull_number: target.pullNumber,
+          comment_id: reply.threadId,
+          body,
+        });
+        id = (data as { id: number }).id;
+      } catch (error) {
+        if ((error as { status?: unknown }).status !== 422 && (error as { status?: unknown }).status !== 404) throw error;
+        deps.logger.warn({ err: error, threadId: reply.threadId }, "github refused the answer: the thread is gone");
+      }
+    }
+    await target.redis.set(postedKey, String(id), "EX", POSTED_TTL_SECONDS);
+    return id > 0 ? id : null;
+  });
+}
+
+async function findPosted(target: Omit<ReviewTarget, "headSha">, threadId: number, marker: string): Promise<number | null> {
+  for (let page = 1; page <= MAX_PAGES; page++) {
+    const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+      owner: target.owner,
+      repo: target.repo,
+      pull_number: target.pullNumber,
+      per_page: 100,
+      page,
+    })) as { data: ListedComment[] };
+    const ours = data.find((comment) => comment.in_reply_to_id === threadId && comment.user?.type === "Bot" && (comment.body ?? "").endsWith(marker));
+    if (ours !== undefined) return ours.id;
+    if (data.length < 100) return null;
+  }
+  return null;
+}
