@@ -77,7 +77,13 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
   if (pr.draft) return { kind: "ignore", reason: "draft" };
   if (pr.user.type === "Bot" || filter.botLogins.includes(pr.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
-  const job = parsePayload(ReviewJob, {
+  return { kind: "review", job: jobOf(event, deliveryId, "pull_request", null) };
+}
+
+/** A job for the PR a payload carries, at the head it names (`headFrom: event`). */
+function jobOf(event: PullRequestEvent | ReviewCommentEvent, deliveryId: string, trigger: ReviewJob["trigger"], reply: ReviewJob["reply"]): ReviewJob {
+  const pr = event.pull_request;
+  return parsePayload(ReviewJob, {
     installationId: event.installation.id,
     repositoryId: event.repository.id,
     repository: event.repository.full_name,
@@ -90,9 +96,9 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
     pullUpdatedAt: pr.updated_at,
     headFrom: "event",
     deliveryId,
-    trigger: "pull_request",
+    trigger,
+    reply,
   });
-  return { kind: "review", job };
 }
 
 function decideComment(event: IssueCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
@@ -120,23 +126,7 @@ function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filt
   if (comment.user.type === "Bot" || filter.botLogins.includes(comment.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
   if (!filter.commandAssociations.includes(comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
   if (!filter.answers) return { kind: "ignore", reason: "answers_off" };
-  const job = parsePayload(ReviewJob, {
-    installationId: event.installation.id,
-    repositoryId: event.repository.id,
-    repository: event.repository.full_name,
-    pullNumber: pr.number,
-    headSha: pr.head.sha,
-    baseSha: pr.base.sha,
-    baseRef: pr.base.ref,
-    defaultBranch: event.repository.default_branch,
-    repositoryPrivate: event.repository.private !== false,
-    pullUpdatedAt: pr.updated_at,
-    headFrom: "event",
-    deliveryId,
-    trigger: "review_comment",
-    reply: { commentId: comment.id, threadId: comment.in_reply_to_id },
-  });
-  return { kind: "answer", job };
+  return { kind: "answer", job: jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id }) };
 }
 
 function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {

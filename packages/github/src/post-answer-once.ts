@@ -4,7 +4,7 @@ import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { ReviewTarget } from "./post-review-once.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
-import { withRedisLock } from "./with-redis-lock.js";
+import { postOnce } from "./post-once.js";
 
 interface ListedComment {
   readonly id: number;
@@ -13,7 +13,6 @@ interface ListedComment {
   readonly user?: { readonly type?: string } | null;
 }
 
-const POSTED_TTL_SECONDS = 30 * 24 * 3600;
 const MAX_PAGES = 10;
 const ANSWER_MAX_BYTES = 16_000;
 
@@ -35,37 +34,28 @@ export async function postAnswerOnce(
   reply: { readonly commentId: number; readonly threadId: number },
   answer: string,
 ): Promise<number | null> {
-  const postedKey = `${KEY_PREFIX}:answer:${target.repositoryId}:${reply.commentId}`;
-  const remembered = async (): Promise<number | null | undefined> => {
-    const value = await target.redis.get(postedKey);
-    return value === null ? undefined : Number(value) > 0 ? Number(value) : null;
-  };
-  const known = await remembered();
-  if (known !== undefined) return known;
-  return withRedisLock(target.redis, `${KEY_PREFIX}:lock:answer:${target.repositoryId}:${reply.commentId}`, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
-    const again = await remembered();
-    if (again !== undefined) return again;
+  const { redis, repositoryId } = target;
+  const keys = { postedKey: `${KEY_PREFIX}:answer:${repositoryId}:${reply.commentId}`, lockKey: `${KEY_PREFIX}:lock:answer:${repositoryId}:${reply.commentId}` };
+  return postOnce(redis, keys, async () => {
     const marker = answerMarker(reply.commentId);
     const posted = await findPosted(target, reply.threadId, marker);
-    let id = posted ?? 0;
-    if (posted === null) {
-      const body = `${truncateUtf8(sanitiseMarkdown(deps.scrubber.scrub(answer), { inline: false }), ANSWER_MAX_BYTES)}\n\n${marker}`;
-      try {
-        const { data } = await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", {
-          owner: target.owner,
-          repo: target.repo,
-          pull_number: target.pullNumber,
-          comment_id: reply.threadId,
-          body,
-        });
-        id = (data as { id: number }).id;
-      } catch (error) {
-        if ((error as { status?: unknown }).status !== 422 && (error as { status?: unknown }).status !== 404) throw error;
-        deps.logger.warn({ err: error, threadId: reply.threadId }, "github refused the answer: the thread is gone");
-      }
+    if (posted !== null) return posted;
+    const body = `${truncateUtf8(sanitiseMarkdown(deps.scrubber.scrub(answer), { inline: false }), ANSWER_MAX_BYTES)}\n\n${marker}`;
+    try {
+      const { data } = await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", {
+        owner: target.owner,
+        repo: target.repo,
+        pull_number: target.pullNumber,
+        comment_id: reply.threadId,
+        body,
+      });
+      return (data as { id: number }).id;
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      if (status !== 422 && status !== 404) throw error;
+      deps.logger.warn({ err: error, threadId: reply.threadId }, "github refused the answer: the thread is gone");
+      return 0;
     }
-    await target.redis.set(postedKey, String(id), "EX", POSTED_TTL_SECONDS);
-    return id > 0 ? id : null;
   });
 }
 

@@ -4,7 +4,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { reviewMarker, type RenderedReview } from "./render-review-comments.js";
-import { withRedisLock } from "./with-redis-lock.js";
+import { postOnce } from "./post-once.js";
 
 export interface ReviewTarget {
   readonly octokit: Octokit;
@@ -22,8 +22,6 @@ interface ListedReview {
   readonly user: { readonly type?: string } | null;
 }
 
-const POSTED_TTL_SECONDS = 30 * 24 * 3600;
-
 /**
  * Posts reviewbot's PR review of one head at most once: skipped when Redis remembers it, or when
  * the PR already has a review by a bot carrying the head's hidden marker (a PR author cannot post
@@ -37,19 +35,10 @@ export async function postReviewOnce(
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   review: RenderedReview,
 ): Promise<number | null> {
-  const postedKey = `${KEY_PREFIX}:review:${target.repositoryId}:${target.headSha}`;
-  // The review's id, or 0 when GitHub refused it.
-  const remembered = async (): Promise<number | null | undefined> => {
-    const value = await target.redis.get(postedKey);
-    return value === null ? undefined : Number(value) > 0 ? Number(value) : null;
-  };
-  const known = await remembered();
-  if (known !== undefined) return known;
-  const lockKey = `${KEY_PREFIX}:lock:review:${target.repositoryId}:${target.headSha}`;
-  return withRedisLock(target.redis, lockKey, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
-    const again = await remembered();
-    if (again !== undefined) return again;
-    const marker = reviewMarker(target.headSha);
+  const { redis, repositoryId, headSha } = target;
+  const keys = { postedKey: `${KEY_PREFIX}:review:${repositoryId}:${headSha}`, lockKey: `${KEY_PREFIX}:lock:review:${repositoryId}:${headSha}` };
+  return postOnce(redis, keys, async () => {
+    const marker = reviewMarker(headSha);
     for (let page = 1; page <= 10; page++) {
       const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
         owner: target.owner,
@@ -59,30 +48,25 @@ export async function postReviewOnce(
         page,
       })) as { data: ListedReview[] };
       const ours = data.find((r) => r.user?.type === "Bot" && (r.body ?? "").includes(marker));
-      if (ours !== undefined) {
-        await target.redis.set(postedKey, String(ours.id), "EX", POSTED_TTL_SECONDS);
-        return ours.id;
-      }
+      if (ours !== undefined) return ours.id;
       if (data.length < 100) break;
     }
     const scrub = (text: string): string => deps.scrubber.scrub(text);
-    let id = 0;
     try {
       const { data } = await target.octokit.request("POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
         owner: target.owner,
         repo: target.repo,
         pull_number: target.pullNumber,
-        commit_id: target.headSha,
+        commit_id: headSha,
         event: "COMMENT",
         body: scrub(review.body),
         comments: review.comments.map((c) => ({ ...c, body: scrub(c.body) })),
       });
-      id = (data as { id: number }).id;
+      return (data as { id: number }).id;
     } catch (error) {
       if ((error as { status?: unknown }).status !== 422) throw error;
       deps.logger.warn({ err: error, comments: review.comments.length }, "github refused the review comments");
+      return 0;
     }
-    await target.redis.set(postedKey, String(id), "EX", POSTED_TTL_SECONDS);
-    return id > 0 ? id : null;
   });
 }
