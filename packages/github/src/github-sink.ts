@@ -61,13 +61,18 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
       if (supersededBy !== null) return;
       const pull = { ...where, pullNumber: task.review.pullNumber };
-      const memory = await publishReview(pull, { logger, scrubber: deps.scrubber }, report, {
-        helperComments: deps.reviewComments,
-        ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
+      // Under the PR's memory lock: two heads' publications neither interleave their memory nor
+      // sweep the threads at once (each thread is resolved once).
+      await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
+        const next = await publishReview(pull, { logger, scrubber: deps.scrubber }, report, {
+          helperComments: deps.reviewComments,
+          ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
+        }, memory);
+        // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
+        const ours = new Set(next.comments);
+        if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
+        return next;
       });
-      // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
-      const ours = new Set(memory.comments);
-      if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
     },
 
     async answered(task) {

@@ -5,7 +5,7 @@ import { aiFingerprint } from "./finding-fingerprint.js";
 import { numberReviewComments } from "./number-review-comments.js";
 import { postReviewOnce, type ReviewTarget } from "./post-review-once.js";
 import { renderReviewComments } from "./render-review-comments.js";
-import { updateReviewMemory, type ReviewMemory } from "./review-memory.js";
+import type { ReviewMemory } from "./review-memory.js";
 
 export interface PublishReviewOptions {
   readonly helperComments: boolean;
@@ -16,31 +16,30 @@ export interface PublishReviewOptions {
 const MAX_POSTED = 5000;
 
 /**
- * Posts the PR review of one completed report and updates the PR's memory, under a lock per PR
- * (two heads of one PR never read and write it at once). Findings already commented on at an
- * earlier push are left out; the new comments are numbered by their markers and remembered with
- * their fingerprints; a completed AI review becomes the one the next push's review starts from.
- * Safe to repeat: the review is posted once per head, and numbering and remembering again give
- * the same memory.
+ * Posts the PR review of one completed report and returns the PR's memory after it; the caller
+ * holds the PR's memory lock (`updateReviewMemory`) and writes what this returns. Findings already
+ * commented on at an earlier push are left out; the new comments are numbered by their markers and
+ * remembered with their fingerprints; a completed AI review becomes the one the next push's review
+ * starts from. Safe to repeat: the review is posted once per head, and numbering and remembering
+ * again give the same memory.
  */
 export async function publishReview(
   target: ReviewTarget,
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   report: PublishedReport,
   options: PublishReviewOptions,
+  memory: ReviewMemory,
 ): Promise<ReviewMemory> {
-  return updateReviewMemory(target.redis, target.repositoryId, target.pullNumber, async (memory) => {
-    const review = renderReviewComments(report, {
-      headSha: target.headSha,
-      helperComments: options.helperComments,
-      posted: new Set(Object.keys(memory.posted)),
-      ...(options.maxComments === undefined ? {} : { maxComments: options.maxComments }),
-    });
-    const reviewId = review === null ? null : await postReviewOnce(target, deps, review);
-    const numbered = reviewId === null ? new Map<string, number>() : await numberReviewComments(target.octokit, target, reviewId);
-    if (review !== null) deps.logger.info({ reviewId, comments: review.comments.length, repeated: review.repeated }, "pr review published");
-    return remembered(memory, report, numbered, target.headSha);
+  const review = renderReviewComments(report, {
+    headSha: target.headSha,
+    helperComments: options.helperComments,
+    posted: new Set(Object.keys(memory.posted)),
+    ...(options.maxComments === undefined ? {} : { maxComments: options.maxComments }),
   });
+  const reviewId = review === null ? null : await postReviewOnce(target, deps, review);
+  const numbered = reviewId === null ? new Map<string, number>() : await numberReviewComments(target.octokit, target, reviewId);
+  if (review !== null) deps.logger.info({ reviewId, comments: review.comments.length, repeated: review.repeated }, "pr review published");
+  return remembered(memory, report, numbered, target.headSha);
 }
 
 function remembered(memory: ReviewMemory, report: PublishedReport, numbered: ReadonlyMap<string, number>, headSha: string): ReviewMemory {
