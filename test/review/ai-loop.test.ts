@@ -6,6 +6,8 @@ import { createModelClient } from "@reviewbot/llm/model-client";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import { createAiReviewer, type AiReviewOptions, type ChunkCache } from "@reviewbot/review/ai/ai-review";
 import type { AiReport } from "@reviewbot/review/ai/ai-report";
+import { blobLines } from "@reviewbot/review/ai/blob-lines";
+import { repoSourceOf } from "@reviewbot/review/ai/repo-source";
 import { checkoutFork } from "../support/clone-cache-harness.js";
 import { createUpstream } from "../support/git-fixture.js";
 import { reply, startModelStandIn, type ModelStandIn, type ModelStandInRequest } from "@reviewbot/llm/testing/model-stand-in";
@@ -53,7 +55,7 @@ async function review(checkout: Checkout, options: Partial<AiReviewOptions> = {}
     ...options,
   });
   try {
-    return await reviewer({ checkout, helpers: [], runHelper: () => Promise.reject(new Error("no helpers here")), context: null, findings: [] });
+    return await reviewer({ checkout, lineText: blobLines(repoSourceOf(checkout), checkout.diff), helpers: [], runHelper: () => Promise.reject(new Error("no helpers here")), context: null, findings: [] });
   } finally {
     await checkout.release();
   }
@@ -191,7 +193,7 @@ describe("the AI review loop against a stand-in model", () => {
     setTimeout(() => {
       controller.abort(new Error("superseded"));
     }, 200);
-    await expect(reviewer({ checkout, helpers: [], runHelper: () => Promise.reject(new Error("none")), context: null, findings: [], signal: controller.signal })).rejects.toThrow("superseded");
+    await expect(reviewer({ checkout, lineText: blobLines(repoSourceOf(checkout), checkout.diff), helpers: [], runHelper: () => Promise.reject(new Error("none")), context: null, findings: [], signal: controller.signal })).rejects.toThrow("superseded");
     expect(Date.now() - started).toBeLessThan(3000);
     await checkout.release();
   });

@@ -23,14 +23,14 @@ export async function runAnswer(jobId: string, lock: string, claim: ClaimRespons
   try {
     const checkout = await deps.cache.checkout({ ...source.request, label: jobId });
     try {
-      const answered = await createThreadAnswerer(options)(checkout, claim.thread, signal);
+      const answered = await createThreadAnswerer(options, MAX_ANSWER_CHARS)(checkout, claim.thread, signal);
       signal.throwIfAborted();
       if (answered.answer === null) {
         await deps.jobs.report(jobId, lock, { kind: "skipped" });
         deps.logger.warn({ ended: answered.ended, ...answered.usage }, "reply not answered: the model gave no answer");
         return { outcome: "skipped" };
       }
-      await deps.jobs.report(jobId, lock, { kind: "answered", answer: answered.answer.slice(0, MAX_ANSWER_CHARS) });
+      await deps.jobs.report(jobId, lock, { kind: "answered", answer: answered.answer });
       deps.metrics.countJob("answered");
       deps.logger.info({ ended: answered.ended, ...answered.usage }, "reply answered");
       return { outcome: "answered" };

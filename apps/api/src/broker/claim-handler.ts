@@ -57,7 +57,8 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       // Only a claim that passed the checks above counts against its installation's cap (issue 11).
       await deps.slots.acquire(job.installationId, body.jobId, fresh);
       const ai = aiOffer(deps.ai, job.repositoryPrivate);
-      const pullRequest = ai === null || deps.describe === null ? null : await deps.describe(job);
+      // An answer is about its thread: the PR's description is read for a review only.
+      const pullRequest = ai === null || deps.describe === null || job.reply !== null ? null : await deps.describe(job);
       const previous = ai === null ? null : await previousReview(deps, job);
       const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
       const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };

@@ -5,7 +5,6 @@ import type { ChatModel } from "@reviewbot/llm/chat";
 import type { AiReport, AiStatus, PlacedAiFinding } from "./ai-report.js";
 import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
 import type { AiTool } from "./ai-tool.js";
-import { blobLines } from "./blob-lines.js";
 import { chunkOpening } from "./chunk-opening.js";
 import { readCommitMessages } from "./commit-messages.js";
 import { runChunkLoop, type ChunkOutcome, type LoopLimits } from "./chunk-loop.js";
@@ -121,7 +120,7 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     const partSummaries = reviewed.map(({ outcome }) => outcome.review?.summary ?? "");
     // The synthesis's own summary, or the parts' (one part: its summary; a synthesis that gave none: all of them).
     const summary = synthesis?.review?.summary ?? (scope.since !== null && plan.chunks.length === 0 ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).` : partSummaries.join("\n\n"));
-    const lineText = blobLines(source, checkout.diff);
+    const { lineText } = input;
     const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, lineText);
     const carried = scope.since === null || options.previous === undefined ? [] : await carryFindings(options.previous.findings, { since: scope.since, interdiff: scope.interdiff ?? checkout.diff }, checkout.diff, source, lineText);
     const reviewedPaths = new Set(reviewed.flatMap(({ chunk }) => chunk.files.map((file) => file.path)));

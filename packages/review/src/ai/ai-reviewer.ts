@@ -3,11 +3,17 @@ import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import type { Finding } from "../findings/finding.js";
 import type { ContextReport, HelperReport } from "../pipeline/report.js";
 import type { AiReport } from "./ai-report.js";
+import type { LineText } from "./place-findings.js";
 
 /** What the AI review of one checkout gets from the pipeline. */
 export interface AiReviewInput {
   /** The checkout, held while the review runs: its git objects are what the model's tools read. */
   readonly checkout: Checkout;
+  /**
+   * The checkout's lines by side (`blobLines`): placement and carrying check anchors with them, and
+   * the pipeline anchors the helpers' findings with the same reads.
+   */
+  readonly lineText: LineText;
   /** The trusted commit's helpers, offered to the model as tools. */
   readonly helpers: readonly ResolvedHelper[];
   /** Runs one helper with the model's arguments, in a fresh sandbox as the pipeline runs them. */

@@ -14,15 +14,16 @@ import { readRules } from "./review-rules.js";
 import { submitTool } from "./submit-tool.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 
-/** The longest answer posted in a thread, in characters. */
-export const MAX_ANSWER_CHARS = 4000;
 const MAX_TURNS = 12;
 const TOOL_ANSWER_CHARS = 24_000;
 /** The characters of the thread shown: its latest comments are kept. */
 const THREAD_CHARS = 24_000;
 
-const SubmitAnswer = z.strictObject({ answer: z.string().min(1).max(MAX_ANSWER_CHARS).describe("Your answer, in Markdown, to the last comment of the thread.") });
-const SUBMIT_ANSWER = submitTool("submit_answer", "Submit your answer to the last comment of the thread. Call it once, at the end.", SubmitAnswer, 4 * MAX_ANSWER_CHARS);
+// The answer's length is the caller's (the worker protocol's limit), so the model is held to the one the api accepts.
+function submitAnswer(maxChars: number) {
+  const schema = z.strictObject({ answer: z.string().min(1).max(maxChars).describe("Your answer, in Markdown, to the last comment of the thread.") });
+  return submitTool("submit_answer", "Submit your answer to the last comment of the thread. Call it once, at the end.", schema, 4 * maxChars);
+}
 
 /** A review thread of ours, oldest comment first; `ours` marks what we posted. */
 export interface AnswerableThread {
@@ -45,7 +46,11 @@ export interface ThreadAnswer {
  * review rules, and the whole thread as untrusted data — a reviewer's words ask a question, they
  * do not instruct. The answer is the model's validated `submit_answer`, never free text.
  */
-export function createThreadAnswerer(options: AiReviewOptions): (checkout: Checkout, thread: AnswerableThread, signal: AbortSignal) => Promise<ThreadAnswer> {
+export function createThreadAnswerer(
+  options: AiReviewOptions,
+  maxAnswerChars: number,
+): (checkout: Checkout, thread: AnswerableThread, signal: AbortSignal) => Promise<ThreadAnswer> {
+  const submit = submitAnswer(maxAnswerChars);
   return async (checkout, thread, signal) => {
     const nonce = newNonce();
     const wrap = (kind: UntrustedKind, label: string, text: string, maxChars = TOOL_ANSWER_CHARS): string =>
@@ -71,7 +76,7 @@ export function createThreadAnswerer(options: AiReviewOptions): (checkout: Check
           wrap,
           signal,
         },
-        SUBMIT_ANSWER,
+        submit,
       );
       return { answer: outcome.result?.answer ?? null, ended: outcome.ended, usage: outcome.usage };
     } catch (err) {

@@ -101,11 +101,14 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
     const filtered = filterFindings(unskipped, checkout.diff, request.filterMode);
     const findingsDone = performance.now();
+    // One reader of the checkout's lines for the AI review's anchors and the helper findings'.
+    const lineText = blobLines(repoSourceOf(checkout), checkout.diff);
     let ai = aiOff("no model is configured");
     if (deps.ai !== undefined) {
       progress({ stage: "ai", message: "running the AI review" });
       ai = await deps.ai({
         checkout,
+        lineText,
         helpers: config.helpers,
         runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run),
         context,
@@ -133,7 +136,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       context,
       config: { errors: config.errors },
       helpers,
-      findings: await anchorFindings(filtered.kept, checkout.diff, blobLines(repoSourceOf(checkout), checkout.diff)),
+      findings: await anchorFindings(filtered.kept, checkout.diff, lineText),
       filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },
       errors: reviewErrors(checkout.overlay.reason, context, helpers),
       hunks: Object.fromEntries(
