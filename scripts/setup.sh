@@ -8,11 +8,13 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 
 # Debian packages: git for the clone cache; redis-server for the queue; podman, runc, uidmap,
 # slirp4netns, fuse-overlayfs and bubblewrap for the sandboxes (runc: crun fails on these hosts'
-# hybrid cgroups); docker.io for the docker engine (a private dockerd, never the system one);
-# debootstrap for the helper images' base; chromium for the dashboard's browser
-# tests (driven by playwright-core, which downloads no browser of its own); docker-compose (v1, no
-# engine needed) and systemd's analyzer to validate docker-compose.yml and the units in infra/.
-DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap docker.io debootstrap chromium docker-compose systemd)
+# hybrid cgroups); docker.io for the docker engine (a private dockerd, never the system one) and
+# rootlesskit for its rootless mode (dockerd-rootless.sh, which the probe refuses on cgroup v1:
+# test/security/rootless.test.ts); debootstrap for the helper images' base; chromium for the
+# dashboard's browser tests (driven by playwright-core, which downloads no browser of its own);
+# docker-compose (v1, no engine needed) and systemd's analyzer to validate docker-compose.yml and
+# the units in infra/.
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap docker.io rootlesskit debootstrap chromium docker-compose systemd)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do

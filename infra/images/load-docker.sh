@@ -4,14 +4,16 @@
 # already there is skipped, so an unchanged run takes about a second. When DIR/docker.sock answers
 # (the worker's own dockerd is running) the images go through it; otherwise a dockerd is started on
 # DATA_ROOT for the load and stopped again, with the flags of packages/sandbox/src/docker-service.ts.
-# Usage (as root): infra/images/load-docker.sh DIR [DATA_ROOT]    DATA_ROOT defaults to DIR/data
+# Usage (as root): infra/images/load-docker.sh DIR [DATA_ROOT [IMAGE...]]
+#   DATA_ROOT defaults to DIR/data; IMAGEs (default: every helper image) are Podman references.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 export CONTAINERS_CONF="$here/../podman/containers.conf"
 IMAGES=(localhost/reviewbot/base:latest localhost/reviewbot/python:latest localhost/reviewbot/node:latest)
-dir=${1:?usage: load-docker.sh DIR [DATA_ROOT]}
+dir=${1:?usage: load-docker.sh DIR [DATA_ROOT [IMAGE...]]}
 data_root=${2:-$dir/data}
+if (($# > 2)); then IMAGES=("${@:3}"); fi
 die() { echo "load-docker.sh: $*" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || die "run as root (a private dockerd)"
 command -v dockerd >/dev/null || die "dockerd is missing (apt-get install docker.io)"

@@ -15,7 +15,8 @@ import { reachableTempDir } from "./temp-dirs.js";
  * id), not once per file. Its socket and exec root are each file's own.
  */
 export const TEST_DOCKER_DATA_ROOT = "/var/tmp/reviewbot-test-docker";
-const LOAD_DOCKER = fileURLToPath(new URL("../../infra/images/load-docker.sh", import.meta.url));
+/** infra/images/load-docker.sh: copies helper images from root Podman's storage into a dockerd. */
+export const LOAD_DOCKER = fileURLToPath(new URL("../../infra/images/load-docker.sh", import.meta.url));
 
 /** A container engine on its own private dockerd (started once for the file), with a work tree. */
 export async function openDockerEngine(label: string): Promise<ContainerEngineFixture> {

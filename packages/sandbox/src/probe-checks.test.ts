@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateProbe } from "./probe-checks.js";
+import { CGROUP_LIMITS_HINT, evaluateProbe, probeReason } from "./probe-checks.js";
 import type { SandboxLimits, SandboxResult } from "./sandbox-spec.js";
 
 const limits: SandboxLimits = {
@@ -62,5 +62,25 @@ describe("evaluateProbe", () => {
   it("fails when the probe itself did not run", () => {
     const failed = evaluateProbe(result({}, 127), limits).filter((c) => !c.ok);
     expect(failed.map((c) => c.name)).toContain("probe ran");
+  });
+});
+
+describe("probeReason", () => {
+  it("is null when every check passed", () => {
+    expect(probeReason(evaluateProbe(result(GOOD), limits))).toBeNull();
+  });
+
+  it("names each failed check with its detail, and no hint when no cgroup limit is missing", () => {
+    const checks = evaluateProbe(result({ ...GOOD, Seccomp: "0", nofile: "1048576" }), limits);
+    expect(probeReason(checks)).toBe("seccomp: 0 (expected 2); nofile limit: 1048576 (limit not applied; expected at most 1024)");
+  });
+
+  it.each([
+    ["memory", "9223372036854771712", "memory limit: 9223372036854771712 (limit not applied; expected at most 268435456)"],
+    ["pids", "missing", "pids limit: missing (limit not applied; expected at most 64)"],
+  ])("says what to do when the %s limit is missing (rootless engines on cgroup v1)", (key, value, failure) => {
+    const reason = probeReason(evaluateProbe(result({ ...GOOD, [key]: value }), limits));
+    expect(reason).toBe(`${failure}; ${CGROUP_LIMITS_HINT}`);
+    expect(reason).toMatch(/cgroup v2 host whose systemd delegates the memory, pids and cpu controllers/);
   });
 });

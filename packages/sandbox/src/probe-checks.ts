@@ -63,3 +63,22 @@ export function evaluateProbe(result: SandboxResult, limits: SandboxLimits): Pro
     equals("no user namespaces", "userns", "denied"),
   ];
 }
+
+/**
+ * What to do when the memory or pids cgroup limit is missing: rootless Podman and Docker on cgroup
+ * v1 (these hosts) drop both (docs/deployment.md, "Rootless engines").
+ */
+export const CGROUP_LIMITS_HINT =
+  'to apply memory and pids limits, run a rootful engine, or a rootless one on a cgroup v2 host whose systemd delegates the memory, pids and cpu controllers to its user (docs/deployment.md, "Rootless engines")';
+
+/**
+ * The failed checks in one sentence (null when none failed), for `doctor` and the refusal under
+ * `require`; a missing memory or pids limit adds what to do about it.
+ */
+export function probeReason(checks: readonly ProbeCheck[]): string | null {
+  const failed = checks.filter((check) => !check.ok);
+  if (failed.length === 0) return null;
+  const reason = failed.map((check) => `${check.name}: ${check.detail}`).join("; ");
+  const cgroupLimitMissing = failed.some((check) => check.name === "memory limit" || check.name === "pids limit");
+  return cgroupLimitMissing ? `${reason}; ${CGROUP_LIMITS_HINT}` : reason;
+}

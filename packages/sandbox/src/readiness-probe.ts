@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { evaluateProbe, PROBE_SCRIPT, type ProbeCheck } from "./probe-checks.js";
+import { evaluateProbe, PROBE_SCRIPT, probeReason, type ProbeCheck } from "./probe-checks.js";
 import type { EngineName, SandboxEngine, SandboxLimits } from "./sandbox-spec.js";
 
 export interface ProbeReport {
@@ -42,12 +42,12 @@ export async function probeEngine(engine: SandboxEngine, options: ProbeOptions):
       labels: { jobId: "readiness-probe", helper: "probe" },
     });
     const checks = evaluateProbe(result, options.limits);
-    const failed = checks.filter((check) => !check.ok);
+    const reason = probeReason(checks);
     return {
       engine: engine.name,
-      ok: failed.length === 0,
+      ok: reason === null,
       checks,
-      reason: failed.length === 0 ? null : failed.map((check) => `${check.name}: ${check.detail}`).join("; "),
+      reason,
       durationMs: Math.round(performance.now() - startedAt),
     };
   } catch (err) {
