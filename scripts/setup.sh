@@ -32,12 +32,6 @@ if ((${#missing[@]} > 0)); then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-# bubblewrap sandboxes never run as host root: a root worker runs them as this unprivileged user.
-if [[ $(id -u) -eq 0 ]] && ! id reviewbot-sandbox >/dev/null 2>&1; then
-  log "creating the reviewbot-sandbox user"
-  useradd --system --no-create-home --shell /usr/sbin/nologin reviewbot-sandbox
-fi
-
 # pnpm at the version package.json pins. corepack cannot verify pnpm's signatures on these
 # machines ("No compatible signature found"), so npm installs it.
 pnpm_version=$(node -p 'require("./package.json").packageManager.split("@")[1]')

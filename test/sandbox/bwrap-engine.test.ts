@@ -23,7 +23,7 @@ function facts(stdout: Buffer): Map<string, string> {
 }
 
 describe("bwrap engine: isolation", () => {
-  it("runs as uid 10001 inside, never as host root outside", async () => {
+  it("runs as uid 10001 inside and as one pool uid outside, never host root or the worker", async () => {
     const marker = `marker-${randomUUID()}`;
     const run = bwrap.engine.run(shellSpec(bwrap.worktree, `echo "uid=$(id -u) gid=$(id -g)"; sleep 1; : ${marker}`));
     // bwrap, its PID namespace's init and the sandboxed shell, seen from the host.
@@ -35,8 +35,12 @@ describe("bwrap engine: isolation", () => {
     const result = await run;
     expect(result.stdout.toString()).toBe("uid=10001 gid=10001\n");
     expect(host.length).toBe(3);
-    for (const process of host) expect(process.uids).toEqual([bwrap.engine.user.uid, bwrap.engine.user.uid, bwrap.engine.user.uid, bwrap.engine.user.uid]);
-    expect(bwrap.engine.user.uid).not.toBe(0);
+    const [uid = 0] = host[0]?.uids ?? [];
+    for (const process of host) expect(process.uids).toEqual([uid, uid, uid, uid]);
+    const range = bwrap.engine.uids?.range ?? expect.fail("a root worker's bwrap engine has a uid pool");
+    expect(uid).toBeGreaterThanOrEqual(range.first);
+    expect(uid).toBeLessThan(range.first + range.count);
+    expect(uid).not.toBe(process.getuid?.());
   });
 
   it("has no capabilities, no-new-privileges, seccomp filtering, only loopback and a fixed hostname", async () => {

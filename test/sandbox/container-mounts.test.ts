@@ -1,4 +1,4 @@
-import { chown, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { chown, lstat, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
@@ -24,7 +24,6 @@ describe.each(CONTAINER_ENGINES)("container engine ($name): extra mounts", ({ na
     await mkdir(join(stateDir, "deps", "ro"), { recursive: true });
     await writeFile(join(stateDir, "deps", "ro", "lib.txt"), "cached\n");
     await mkdir(join(stateDir, "deps", "rw"), { recursive: true });
-    await chown(join(stateDir, "deps", "rw"), 10001, 10001);
     await symlink(outside, join(stateDir, "deps", "link"));
     await writeFile(join(stateDir, "deps", "file"), "");
   });
@@ -34,21 +33,27 @@ describe.each(CONTAINER_ENGINES)("container engine ($name): extra mounts", ({ na
     await fixture.close();
   });
 
-  // Docker's API has no noexec for a bind mount (docker-host-config.ts); the difference is
-  // asserted, not hidden: a fix makes this fail and the docs change with it.
-  const writableExec = name === "docker" ? "rw=exec" : "rw=noexec";
-
-  it("mounts a read-only directory and a writable one from its state directory (noexec on Podman)", async () => {
+  it("mounts a read-only directory and a writable, noexec, nosuid, nodev one from its state directory", async () => {
     const script = [
       "cat /opt/reviewbot/deps/lib.txt",
       "touch /opt/reviewbot/deps/x 2>/dev/null && echo ro=writable || echo ro=read-only",
       "cp /bin/true /run/reviewbot/out/true && echo rw=writable",
       "/run/reviewbot/out/true 2>/dev/null && echo rw=exec || echo rw=noexec",
+      "echo \"rw_options=$(grep ' /run/reviewbot/out ' /proc/mounts | cut -d' ' -f4)\"",
+      // A link to a host directory: handing the mount back must change the link, never its target.
+      `ln -s ${outside} /run/reviewbot/out/outside-link`,
     ].join("\n");
+    await chown(outside, 4242, 4242);
     const result = await engine.run(
       shellSpec(worktree, script, { mounts: [mount(join(stateDir, "deps", "ro")), mount(join(stateDir, "deps", "rw"), "/run/reviewbot/out", true)] }),
     );
-    expect(result.stdout.toString()).toBe(`cached\nro=read-only\nrw=writable\n${writableExec}\n`);
+    const [first, second, third, fourth, options = ""] = result.stdout.toString().split("\n");
+    expect([first, second, third, fourth]).toEqual(["cached", "ro=read-only", "rw=writable", "rw=noexec"]);
+    expect(options.replace("rw_options=", "").split(",")).toEqual(expect.arrayContaining(["rw", "nosuid", "nodev", "noexec"]));
+    // Afterwards the directory is the worker's again (the link itself, never /etc), and no longer a mount point.
+    for (const path of ["rw", "rw/true", "rw/outside-link"]) expect((await lstat(join(stateDir, "deps", path))).uid, path).toBe(process.getuid?.());
+    expect((await lstat(outside)).uid).toBe(4242);
+    expect(await readFile("/proc/self/mountinfo", "utf8")).not.toContain(join(stateDir, "deps", "rw"));
   });
 
   it.each([

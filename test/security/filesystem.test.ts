@@ -17,8 +17,8 @@ const ATTACKS = {
   ].join("\n"),
   "host-etc": [
     'echo "hostname=$(cat /etc/hostname 2>/dev/null || echo none)"',
-    // The host has this user; an image does not.
-    "if grep -q '^reviewbot-sandbox:' /etc/passwd; then echo host_passwd=yes; else echo host_passwd=no; fi",
+    // The host has this user (setup installs redis-server there); the helper images do not.
+    "if grep -q '^redis:' /etc/passwd; then echo host_passwd=yes; else echo host_passwd=no; fi",
     "if cat /etc/shadow >/dev/null 2>&1; then echo shadow=readable; else echo shadow=unreadable; fi",
   ].join("\n"),
   "write-worktree": [

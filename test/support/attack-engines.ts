@@ -3,11 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
+import type { HostUidPool } from "@reviewbot/sandbox/host-uid-pool";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { reachableTempDir } from "./temp-dirs.js";
 import { openDockerEngine, TEST_DOCKER_DATA_ROOT } from "./docker-engine.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 import { startRootlessPodman } from "./rootless-podman.js";
+import { inRange, sandboxUidPool } from "./sandbox-uids.js";
 
 /** An engine under attack and the host paths that must stay out of its sandboxes. */
 export interface OpenedEngine {
@@ -21,8 +23,13 @@ export interface OpenedEngine {
    * cgroup v1, whose readiness probe refuses it for that reason (see rootless.test.ts).
    */
   readonly cgroupLimits: boolean;
+  /** Whether a helper may run as `uid` inside: a root worker's rootful container runs it as its own pool uid, bwrap maps 10001. */
+  readonly isSandboxUid: (uid: number) => boolean;
   close(): Promise<void>;
 }
+
+const uid10001 = (uid: number): boolean => uid === 10001;
+const poolUid = (pool: HostUidPool | undefined) => (uid: number): boolean => pool !== undefined && inRange(pool.range, uid);
 
 export interface EngineUnderAttack {
   readonly name: string;
@@ -35,12 +42,14 @@ const podman: EngineUnderAttack = {
   name: "podman (rootful)",
   async open() {
     const stateDir = await mkdtemp(join(tmpdir(), "reviewbot-attack-podman-"));
-    const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+    const uids = await sandboxUidPool();
+    const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF, uids });
     return {
       label: podman.name,
       engine,
       privatePaths: [join(stateDir, "podman.sock"), stateDir],
       cgroupLimits: true,
+      isSandboxUid: poolUid(uids),
       async close() {
         await engine.close();
         await rm(stateDir, { recursive: true, force: true });
@@ -59,12 +68,13 @@ const docker: EngineUnderAttack = {
       engine: fixture.engine,
       privatePaths: [fixture.socketPath, fixture.stateDir, TEST_DOCKER_DATA_ROOT],
       cgroupLimits: true,
+      isSandboxUid: poolUid(fixture.engine.uids),
       close: () => fixture.close(),
     };
   },
 };
 
-/** bubblewrap as the dedicated sandbox user, over the images' extracted filesystems. */
+/** bubblewrap as a run's own host uid (10001 inside), over the images' extracted filesystems. */
 const bwrap: EngineUnderAttack = {
   name: "bwrap",
   async open(images) {
@@ -75,6 +85,7 @@ const bwrap: EngineUnderAttack = {
       engine,
       privatePaths: [cacheDir],
       cgroupLimits: engine.cgroupLimits,
+      isSandboxUid: uid10001,
       async close() {
         await engine.close();
         await rm(cacheDir, { recursive: true, force: true });
@@ -95,6 +106,7 @@ const rootlessPodman: EngineUnderAttack = {
         engine,
         privatePaths: [rootless.socketPath, rootless.stateDir],
         cgroupLimits: false,
+        isSandboxUid: uid10001,
         async close() {
           await engine.close();
           await rootless.dispose();

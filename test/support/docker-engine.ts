@@ -8,6 +8,7 @@ import { createContainerEngine } from "@reviewbot/sandbox/create-container-engin
 import { engineFixture, type ContainerEngineFixture } from "./podman-engine.js";
 import { BASE_IMAGE, CONTAINERS_CONF } from "./sandbox-specs.js";
 import { reachableTempDir } from "./temp-dirs.js";
+import { sandboxUidPool } from "./sandbox-uids.js";
 
 /**
  * The data root the test suites' private dockerds share, one at a time (test files run one after
@@ -22,7 +23,7 @@ export const LOAD_DOCKER = fileURLToPath(new URL("../../infra/images/load-docker
 export async function openDockerEngine(label: string): Promise<ContainerEngineFixture> {
   const stateDir = await mkdtemp(join(tmpdir(), `reviewbot-docker-${label}-`));
   const worktree = await reachableTempDir("worktree");
-  const engine = await createContainerEngine({ kind: "docker", stateDir, dockerDataRoot: TEST_DOCKER_DATA_ROOT, containersConf: CONTAINERS_CONF });
+  const engine = await createContainerEngine({ kind: "docker", stateDir, dockerDataRoot: TEST_DOCKER_DATA_ROOT, containersConf: CONTAINERS_CONF, uids: await sandboxUidPool() });
   try {
     // Any API call starts the engine's dockerd; the script then loads what is missing through it.
     await engine.imageId(BASE_IMAGE).catch(() => "");

@@ -5,9 +5,13 @@ import Dockerode from "dockerode";
 import type { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
+import { sandboxUidPool } from "./sandbox-uids.js";
 import { reachableTempDir } from "./temp-dirs.js";
 
-/** A container engine on its own private service (Podman's or Docker's), with a work tree the sandbox can read. */
+/**
+ * A container engine on its own private service (Podman's or Docker's), running each helper as its
+ * own host uid as a root worker's does, with a work tree the sandbox can read.
+ */
 export interface ContainerEngineFixture {
   readonly name: "podman" | "docker";
   readonly stateDir: string;
@@ -27,7 +31,7 @@ export type PodmanEngineFixture = ContainerEngineFixture;
 export async function openPodmanEngine(label: string): Promise<ContainerEngineFixture> {
   const stateDir = await mkdtemp(join(tmpdir(), `reviewbot-podman-${label}-`));
   const worktree = await reachableTempDir("worktree");
-  const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
+  const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF, uids: await sandboxUidPool() });
   return engineFixture("podman", { stateDir, worktree, engine, socketPath: join(stateDir, "podman.sock") });
 }
 

@@ -22,7 +22,7 @@ export function useTempDirs(): MakeTempDir {
 }
 
 /**
- * A temporary directory the sandbox users (bwrap's `reviewbot-sandbox`, the containers' uid 10001)
+ * A temporary directory every sandbox uid (a run's own host uid, or the containers' 10001)
  * can enter and read: mkdtemp makes 0700. The caller removes it.
  */
 export async function reachableTempDir(label: string): Promise<string> {

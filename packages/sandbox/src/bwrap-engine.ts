@@ -11,7 +11,8 @@ import { cgroupV1Available, reapStaleRunCgroups, RunCgroup } from "./cgroup-v1.j
 import { refuseMounts } from "./refuse-mounts.js";
 import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
-import { assertReachableBy, DEFAULT_SANDBOX_USER, resolveSandboxUser, type SandboxUser } from "./sandbox-user.js";
+import { HostUidPool } from "./host-uid-pool.js";
+import { assertReachableBy, isRootWorker, sandboxUserFor } from "./sandbox-user.js";
 import { compileSeccompFilter } from "./seccomp-bpf.js";
 
 /** Run cgroups older than this at start-up were left by a crashed worker (no run lasts an hour). */
@@ -20,10 +21,10 @@ const STALE_RUN_CGROUP_MS = 60 * 60 * 1000;
 export interface BwrapEngineOptions {
   /** Image references runs may name (the operator allowlist's values); extracted by `create`. */
   readonly images: readonly string[];
-  /** Where extracted rootfs are cached; it and its ancestors must be searchable by the sandbox user. */
+  /** Where extracted rootfs are cached; it and its ancestors must be searchable by any sandbox uid. */
   readonly cacheDir: string;
-  /** Host user bwrap runs as when the worker is root; default `reviewbot-sandbox`. */
-  readonly sandboxUser?: string;
+  /** The host uids a root worker runs bwrap as, one per run in flight; default `DEFAULT_SANDBOX_UIDS`. */
+  readonly uids?: HostUidPool;
   readonly cgroupLayout?: CgroupLayout;
   /** Told when removing a run's cgroups failed; the run's result is returned all the same. */
   readonly onCleanupError?: (err: unknown, runId: string) => void;
@@ -31,12 +32,14 @@ export interface BwrapEngineOptions {
 
 /**
  * Runs each spec in a fresh bubblewrap sandbox whose `/` is the helper image's filesystem, as an
- * unprivileged host user (never host root), under prlimit rlimits and, for a root worker on cgroup
- * v1, per-run memory, pids and CPU cgroups joined before bwrap starts. Every result is sandboxed.
+ * unprivileged host user (never host root: a root worker gives each run its own leased uid, no two
+ * runs in flight share one), under prlimit rlimits and, for a root worker on cgroup v1, per-run
+ * memory, pids and CPU cgroups joined before bwrap starts. Every result is sandboxed.
  */
 export class BwrapEngine implements SandboxEngine {
   readonly name = "bwrap";
-  readonly user: SandboxUser;
+  /** The host uids runs get (a root worker), or undefined: bwrap runs as the worker itself. */
+  readonly uids: HostUidPool | undefined;
   /** False when runs get no memory, pids or CPU limit (not root, or no cgroup v1); the probe says so. */
   readonly cgroupLimits: boolean;
   /** Descriptors the worker inherited without close-on-exec and `create` closed (log them). */
@@ -51,12 +54,12 @@ export class BwrapEngine implements SandboxEngine {
 
   private constructor(
     options: BwrapEngineOptions,
-    user: SandboxUser,
+    uids: HostUidPool | undefined,
     cgroups: boolean,
     images: ReadonlyMap<string, ImageRootfs>,
     closedFds: readonly number[],
   ) {
-    this.user = user;
+    this.uids = uids;
     this.cgroupLimits = cgroups;
     this.#images = images;
     this.closedInheritedFds = closedFds;
@@ -65,15 +68,18 @@ export class BwrapEngine implements SandboxEngine {
   }
 
   /**
-   * Resolves the sandbox user, detects cgroup v1, extracts every image's rootfs (the only step
+   * Opens a root worker's uid pool, detects cgroup v1, extracts every image's rootfs (the only step
    * that uses the Podman CLI; runs never do) and closes descriptors the worker inherited without
    * close-on-exec.
    *
-   * @throws AppError `SANDBOX_UNAVAILABLE` when the sandbox would run as root, the user, bwrap,
-   *   prlimit or an image is missing, or the cache is out of the sandbox user's reach.
+   * @throws AppError `SANDBOX_UNAVAILABLE` when the sandbox would run as root, the uid range
+   *   overlaps a host user, bwrap, prlimit or an image is missing, or the cache is out of reach of
+   *   the sandbox's uid.
    */
   static async create(options: BwrapEngineOptions): Promise<BwrapEngine> {
-    const user = await resolveSandboxUser(options.sandboxUser ?? DEFAULT_SANDBOX_USER);
+    const uids = isRootWorker() ? (options.uids ?? (await HostUidPool.create())) : undefined;
+    // No host file belongs to a pool uid: what one of them reaches, they all do.
+    const user = sandboxUserFor(uids === undefined ? undefined : { uid: uids.range.first, gid: uids.range.first });
     for (const binary of Object.values(BWRAP_BINARIES)) {
       await access(binary, constants.X_OK).catch((err: unknown) => {
         throw new AppError("SANDBOX_UNAVAILABLE", `${binary} is missing or not executable`, { cause: err });
@@ -90,7 +96,7 @@ export class BwrapEngine implements SandboxEngine {
     }
     // bwrap hands every descriptor without close-on-exec to the sandbox.
     const closedFds = closeInheritedFds();
-    return new BwrapEngine(options, user, cgroups, images, closedFds);
+    return new BwrapEngine(options, uids, cgroups, images, closedFds);
   }
 
   /**
@@ -156,32 +162,38 @@ export class BwrapEngine implements SandboxEngine {
       tmpfsBytes: spec.limits.tmpfsBytes,
       cgroupDirs,
     });
-    await assertReachableBy(spec.worktree, this.user);
-
-    const cgroup = this.cgroupLimits ? await RunCgroup.create(this.#layout, runId, spec.limits, this.user) : undefined;
+    const lease = await this.uids?.acquire();
     try {
-      this.#assertOpen();
-      // Making the cgroups took a moment: an abort meanwhile must not start bwrap. No await
-      // between this check and start, where the process subscribes to the signal.
-      if (isAborted(spec.signal)) return cancelledResult(this.name, true, Math.round(performance.now() - startedAt));
-      const sandbox = BwrapProcess.start({
-        command: bwrapCommand(args, spec.argv, spec.limits, cgroup?.procsFiles ?? []),
-        user: this.user,
-        seccomp: this.#seccomp,
-        stdin: spec.stdin,
-        timeoutMs: spec.limits.timeoutMs,
-        outputBytes: spec.limits.outputBytes,
-        ...(spec.signal === undefined ? {} : { signal: spec.signal }),
-        killOthers: () => void cgroup?.killAll().catch(() => undefined),
-      });
-      this.#live.add(sandbox);
-      const exit = await sandbox.done.finally(() => this.#live.delete(sandbox));
-      const oomKilled = (await cgroup?.oomKilled().catch(() => false)) ?? false;
-      return { engine: this.name, sandboxed: true, oomKilled, ...exit };
+      const user = sandboxUserFor(lease);
+      await assertReachableBy(spec.worktree, user);
+      const cgroup = this.cgroupLimits ? await RunCgroup.create(this.#layout, runId, spec.limits, user) : undefined;
+      try {
+        this.#assertOpen();
+        // Making the cgroups took a moment: an abort meanwhile must not start bwrap. No await
+        // between this check and start, where the process subscribes to the signal.
+        if (isAborted(spec.signal)) return cancelledResult(this.name, true, Math.round(performance.now() - startedAt));
+        const sandbox = BwrapProcess.start({
+          command: bwrapCommand(args, spec.argv, spec.limits, cgroup?.procsFiles ?? []),
+          user,
+          seccomp: this.#seccomp,
+          stdin: spec.stdin,
+          timeoutMs: spec.limits.timeoutMs,
+          outputBytes: spec.limits.outputBytes,
+          ...(spec.signal === undefined ? {} : { signal: spec.signal }),
+          killOthers: () => void cgroup?.killAll().catch(() => undefined),
+        });
+        this.#live.add(sandbox);
+        const exit = await sandbox.done.finally(() => this.#live.delete(sandbox));
+        const oomKilled = (await cgroup?.oomKilled().catch(() => false)) ?? false;
+        return { engine: this.name, sandboxed: true, oomKilled, ...exit };
+      } finally {
+        await cgroup?.remove().catch((err: unknown) => {
+          this.#onCleanupError(err, runId);
+        });
+      }
     } finally {
-      await cgroup?.remove().catch((err: unknown) => {
-        this.#onCleanupError(err, runId);
-      });
+      // bwrap's PID namespace died with it, and the cgroup's leftovers were killed: the uid is free.
+      await lease?.release();
     }
   }
 

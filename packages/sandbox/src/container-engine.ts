@@ -6,12 +6,15 @@ import type Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
 import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { reapExpiredContainers } from "./container-janitor.js";
-import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
+import { containerProfile, SANDBOX_IDS, SANDBOX_USER, type ContainerProfileOptions } from "./container-profile.js";
 import { exitStatus } from "./exit-status.js";
 import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
 import { checkMounts } from "./sandbox-mounts.js";
 import type { EngineService } from "./engine-service.js";
+import type { HostUidLease, HostUidPool } from "./host-uid-pool.js";
+import { bindNoexec } from "./noexec-bind.js";
+import { ownTree } from "./own-tree.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 export interface ContainerEngineOptions {
@@ -32,6 +35,11 @@ export interface ContainerEngineOptions {
   readonly memoryCgroupDir?: (containerId: string) => string;
   /** This worker's own supervised engine (a Podman service or a Docker daemon), when it runs one. */
   readonly service?: EngineService;
+  /**
+   * Host uids to run each helper as, one per run in flight (a root worker's rootful engine). Without
+   * it every helper runs as {@link SANDBOX_USER}.
+   */
+  readonly uids?: HostUidPool;
 }
 
 /** What the deps cache keys an install on: the image's content id, not its mutable tag. */
@@ -49,6 +57,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly name: "podman" | "docker";
   /** The worker-owned directory a spec's `mounts` must lie under (the deps cache, the registry proxy's). */
   readonly stateDir: string;
+  /** The host uids runs get, one per run in flight; undefined: every helper runs as uid 10001. */
+  readonly uids: HostUidPool | undefined;
   readonly #docker: Dockerode;
   readonly #seccomp: string;
   readonly #service: EngineService | undefined;
@@ -65,19 +75,49 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.#service = options.service;
     this.stateDir = options.stateDir;
     this.#memoryCgroupDir = options.memoryCgroupDir;
+    this.uids = options.uids;
   }
 
+  /**
+   * Runs `spec` in a fresh container as the run's own host uid (when the engine has a pool); a
+   * writable mount is the run's for the run and the worker's again before this resolves.
+   */
   async run(spec: SandboxSpec): Promise<SandboxResult> {
     const startedAt = performance.now();
     if (isAborted(spec.signal)) return cancelledResult(this.name, true);
     await checkMounts(spec.mounts ?? [], this.stateDir);
     await this.#service?.ensureRunning();
+    const lease = await this.uids?.acquire();
+    const writable = (spec.mounts ?? []).filter((mount) => mount.writable).map((mount) => mount.source);
+    const undo: (() => Promise<void>)[] = [];
+    let removal: Promise<void> = Promise.resolve();
+    try {
+      await Promise.all(writable.map((dir) => ownTree(dir, lease ?? SANDBOX_IDS, { topOnly: true })));
+      // Docker cannot be told noexec for a bind: the source becomes a noexec mount of its own.
+      if (this.name === "docker") for (const dir of writable) undo.push(await bindNoexec(dir));
+      return await this.#runAs(spec, lease, startedAt, (started) => {
+        removal = started;
+      });
+    } finally {
+      void removal.finally(() => lease?.release());
+      if (writable.length > 0) {
+        // The run's processes are gone with its container: what it wrote is the worker's again,
+        // and an ordinary directory, before anything (the deps cache's rename) reads it.
+        await removal;
+        if (lease !== undefined) await Promise.all(writable.map((dir) => ownTree(dir, workerIds())));
+        for (const unmount of undo) await unmount();
+      }
+    }
+  }
+
+  async #runAs(spec: SandboxSpec, lease: HostUidLease | undefined, startedAt: number, removing: (removal: Promise<void>) => void): Promise<SandboxResult> {
     const deadline = Date.now() + spec.limits.timeoutMs;
     const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.stateDir, "stdin-"));
     try {
       const stdinFile = stdinDir === null ? undefined : join(stdinDir, "stdin");
       if (stdinFile !== undefined && spec.stdin !== undefined) await writeFile(stdinFile, spec.stdin, { mode: 0o644 });
-      const container = await this.#create(spec, { engine: this.name, seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) });
+      const user = lease === undefined ? SANDBOX_USER : `${String(lease.uid)}:${String(lease.gid)}`;
+      const container = await this.#create(spec, { engine: this.name, seccomp: this.#seccomp, deadline, user, ...(stdinFile === undefined ? {} : { stdinFile }) });
       this.#live.add(container);
       try {
         // Creating takes tens of milliseconds: an abort meanwhile must not start the container.
@@ -85,7 +125,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
         return await this.#attachAndRun(container, spec, startedAt);
       } finally {
         this.#live.delete(container);
-        this.#remove(container);
+        removing(this.#remove(container));
       }
     } finally {
       if (stdinDir !== null) await rm(stdinDir, { recursive: true, force: true });
@@ -227,14 +267,21 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     };
   }
 
-  #remove(container: Dockerode.Container): void {
+  // Settles (never rejects) once the container is gone or could not be removed: the janitor
+  // removes whatever could not be removed here.
+  #remove(container: Dockerode.Container): Promise<void> {
     const removal = container
       .remove({ force: true, v: true })
       .then(() => undefined)
-      .catch(() => undefined) // the janitor removes whatever could not be removed here
+      .catch(() => undefined)
       .finally(() => this.#removals.delete(removal));
     this.#removals.add(removal);
+    return removal;
   }
+}
+
+function workerIds(): { uid: number; gid: number } {
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 }
 
 async function finalState(container: Dockerode.Container): Promise<{ ExitCode: number; OOMKilled: boolean }> {

@@ -15,7 +15,7 @@ const spec: SandboxSpec = {
     { source: "/state/deps/rw", target: "/run/reviewbot/out", writable: true },
   ],
 };
-const options = { seccomp: "/state/seccomp.json", deadline: 0, stdinFile: "/state/stdin-1/stdin" };
+const options = { seccomp: "/state/seccomp.json", deadline: 0, stdinFile: "/state/stdin-1/stdin", user: "700000001:700000001" };
 
 describe("containerProfile", () => {
   it("gives Podman's API Binds mode strings with every mount flag", () => {

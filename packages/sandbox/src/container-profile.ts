@@ -12,8 +12,12 @@ export const LABELS = {
   deadline: "io.reviewbot.deadline",
 } as const;
 
-/** The numeric user every helper runs as (the images create it; nothing maps it to a host user). */
-export const SANDBOX_USER = "10001:10001";
+/**
+ * The numeric user a helper runs as when the engine has no host uid pool (a worker that is not
+ * root): the images create it. A root worker gives each run its own uid instead (`HostUidPool`).
+ */
+export const SANDBOX_IDS = { uid: 10001, gid: 10001 } as const;
+export const SANDBOX_USER = `${String(SANDBOX_IDS.uid)}:${String(SANDBOX_IDS.gid)}`;
 export const WORKTREE_MOUNT = "/work";
 const NPROC_HEADROOM = 8;
 /** At or below the worker's hard limit, which the runtime cannot raise (no CAP_SYS_RESOURCE). */
@@ -42,6 +46,8 @@ export interface ContainerProfileOptions {
   readonly deadline: number;
   /** Host file holding the helper's stdin, when it has one. */
   readonly stdinFile?: string;
+  /** `uid:gid` the helper runs as: the run's own host uid, or {@link SANDBOX_USER}. */
+  readonly user: string;
 }
 
 /** Where a run's stdin file is mounted; the image's own sh redirects it (no interpolation). */
@@ -62,7 +68,7 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
     // The Engine API can only feed stdin through an attached connection that docker-modem leaves
     // unflushed until written to; a read-only file is simpler and has no such race.
     Cmd: options.stdinFile === undefined ? [...spec.argv] : ["sh", "-c", `exec "$@" < ${STDIN_MOUNT}`, "sh", ...spec.argv],
-    User: SANDBOX_USER,
+    User: options.user,
     WorkingDir: posix.join(WORKTREE_MOUNT, spec.cwd),
     Env: Object.entries(spec.env).map(([name, value]) => `${name}=${value}`),
     Labels: {
@@ -91,8 +97,8 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
       // hard limits, or the runtime fails with "error setting rlimit" (ARCHITECTURE §6).
       Ulimits: [
         { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
-        // RLIMIT_NPROC counts every process of uid 10001 on the host, across concurrent helpers:
-        // a backstop only. The per-container cap is PidsLimit.
+        // RLIMIT_NPROC counts every process of the run's uid on the host (every helper's, when all
+        // run as 10001): a backstop only. The per-container cap is PidsLimit.
         { Name: "nproc", Soft: nproc, Hard: nproc },
         { Name: "fsize", Soft: limits.fsizeBytes, Hard: limits.fsizeBytes },
         { Name: "core", Soft: 0, Hard: 0 },

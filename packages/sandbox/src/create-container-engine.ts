@@ -5,6 +5,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { ContainerEngine } from "./container-engine.js";
 import { dockerService } from "./docker-service.js";
 import type { EngineService } from "./engine-service.js";
+import type { HostUidPool } from "./host-uid-pool.js";
 import { podmanService } from "./podman-service.js";
 import { deriveSeccompProfile } from "./seccomp-profile.js";
 
@@ -27,6 +28,11 @@ export interface ContainerEngineConfig {
   readonly seccompBase?: string;
   /** When set, reap expired containers at start-up and then at this interval. */
   readonly janitorIntervalMs?: number;
+  /**
+   * Host uids to run each helper as, one per run in flight: for a rootful engine (a root worker's).
+   * Without it every helper runs as uid 10001.
+   */
+  readonly uids?: HostUidPool;
 }
 
 /**
@@ -57,6 +63,7 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
     stateDir: config.stateDir,
     ...(service === undefined ? {} : { service }),
     ...(memoryCgroupDir === undefined ? {} : { memoryCgroupDir }),
+    ...(config.uids === undefined ? {} : { uids: config.uids }),
   });
   if (config.janitorIntervalMs !== undefined) await engine.startJanitor(config.janitorIntervalMs);
   return engine;

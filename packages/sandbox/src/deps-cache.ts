@@ -1,9 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { chown, lstat, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { unmountUnder } from "./noexec-bind.js";
 
-/** The uid and gid every sandbox runs as (container-profile's SANDBOX_USER); it owns what an install writes. */
-const SANDBOX_UID = 10001;
 /** Unfinished entries older than this at start-up were left by a crashed worker (no install lasts an hour). */
 const STALE_TMP_MS = 60 * 60 * 1000;
 const COMPLETE = "complete";
@@ -59,7 +58,10 @@ export class DepsCache {
     for (const name of await readdir(this.root)) {
       if (!name.startsWith("tmp-")) continue;
       const info = await stat(join(this.root, name)).catch(() => null);
-      if (info !== null && now - info.mtimeMs > STALE_TMP_MS) await rm(join(this.root, name), { recursive: true, force: true });
+      if (info === null || now - info.mtimeMs <= STALE_TMP_MS) continue;
+      // A worker killed during a Docker install left the target mounted noexec (noexec-bind.ts).
+      await unmountUnder(join(this.root, name));
+      await rm(join(this.root, name), { recursive: true, force: true });
     }
   }
 
@@ -71,9 +73,10 @@ export class DepsCache {
   }
 
   /**
-   * The entry for `key`: cached, or made by `install(dir)`, which gets an empty directory owned
-   * by the sandbox user to mount writable and resolves true on success. Concurrent calls for one
-   * key in this process share one install; across processes the first rename wins.
+   * The entry for `key`: cached, or made by `install(dir)`, which gets an empty directory to mount
+   * writable (the engine gives it to the run's user for the run) and resolves true on success.
+   * Concurrent calls for one key in this process share one install; across processes the first
+   * rename wins.
    */
   obtain(key: string, install: (dir: string) => Promise<boolean>): Promise<DepsEntry> {
     const pending = this.#pending.get(key);
@@ -89,7 +92,6 @@ export class DepsCache {
     const tmp = join(this.root, `tmp-${randomUUID()}`);
     try {
       await mkdir(join(tmp, DEPS), { recursive: true, mode: 0o755 });
-      await chown(join(tmp, DEPS), SANDBOX_UID, SANDBOX_UID);
       if (!(await install(join(tmp, DEPS)))) return { dir: null, cached: false };
       await writeFile(join(tmp, COMPLETE), `${JSON.stringify({ key, completedAt: new Date().toISOString() })}\n`, { mode: 0o644 });
       await rename(tmp, join(this.root, key)).catch(async (err: unknown) => {

@@ -3,9 +3,11 @@ import { join } from "node:path";
 import type { SandboxMode } from "@reviewbot/policy/sandbox-mode";
 import { BwrapEngine } from "./bwrap-engine.js";
 import { createContainerEngine } from "./create-container-engine.js";
+import { DEFAULT_SANDBOX_UIDS, HostUidPool, type HostUidRange } from "./host-uid-pool.js";
 import { NoneEngine } from "./none-engine.js";
 import { probeEngine, type ProbeReport } from "./readiness-probe.js";
 import type { SandboxEngine, SandboxLimits } from "./sandbox-spec.js";
+import { isRootWorker } from "./sandbox-user.js";
 import { selectEngine, type Candidate, type Selection } from "./select-engine.js";
 
 export type SandboxEngineName = "podman" | "docker" | "bwrap";
@@ -27,6 +29,8 @@ export interface SandboxSetup {
   /** The image the readiness probe runs in. */
   readonly probeImage: string;
   readonly limits: SandboxLimits;
+  /** Host uids a root worker's sandboxes run as, one per run in flight (default `DEFAULT_SANDBOX_UIDS`). */
+  readonly uids?: HostUidRange;
 }
 
 export interface PreparedSandbox {
@@ -49,10 +53,13 @@ export async function probeSandboxEngines(setup: SandboxSetup): Promise<ProbedEn
   await chmod(setup.stateDir, 0o711);
   const candidates: Candidate[] = [];
   const reports: ProbeReport[] = [];
+  // One pool for every engine: a root worker's runs never share a host uid, whichever engine runs them.
+  const uids = isRootWorker() ? HostUidPool.create(setup.uids ?? DEFAULT_SANDBOX_UIDS) : Promise.resolve(undefined);
+  uids.catch(() => undefined); // reported by each engine below
   for (const name of setup.engines) {
     const startedAt = performance.now();
     try {
-      const engine = await createEngine(name, setup);
+      const engine = await createEngine(name, setup, await uids);
       const probe = await probeEngine(engine, { image: setup.probeImage, limits: setup.limits });
       candidates.push({ engine, probe });
       reports.push(probe);
@@ -83,15 +90,17 @@ export async function prepareSandbox(setup: SandboxSetup): Promise<PreparedSandb
   }
 }
 
-function createEngine(name: SandboxEngineName, setup: SandboxSetup): Promise<SandboxEngine> {
-  if (name === "bwrap") return BwrapEngine.create({ images: setup.images, cacheDir: setup.stateDir });
-  // Without a configured socket the engine runs its own private service (dockerd only as root).
+function createEngine(name: SandboxEngineName, setup: SandboxSetup, uids: HostUidPool | undefined): Promise<SandboxEngine> {
+  if (name === "bwrap") return BwrapEngine.create({ images: setup.images, cacheDir: setup.stateDir, ...(uids === undefined ? {} : { uids }) });
+  // Without a configured socket the engine runs its own private service (dockerd only as root),
+  // rootful since the worker is root: it runs helpers as the pool's uids. A configured socket may
+  // be a rootless engine's, where only the user's subordinate ids exist: uid 10001 there.
   const socketPath = name === "podman" ? setup.podmanSocket : setup.dockerSocket;
   return createContainerEngine({
     kind: name,
     janitorIntervalMs: JANITOR_INTERVAL_MS,
     stateDir: join(setup.stateDir, name),
     containersConf: setup.containersConf,
-    ...(socketPath === undefined ? {} : { socketPath }),
+    ...(socketPath === undefined ? (uids === undefined ? {} : { uids }) : { socketPath }),
   });
 }

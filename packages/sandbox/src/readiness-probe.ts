@@ -29,7 +29,7 @@ export interface ProbeOptions {
 export async function probeEngine(engine: SandboxEngine, options: ProbeOptions): Promise<ProbeReport> {
   const startedAt = performance.now();
   const worktree = await mkdtemp(join(tmpdir(), "reviewbot-probe-"));
-  // The sandbox user (bwrap) and uid 10001 (containers) must be able to enter it.
+  // Whichever uid the sandbox runs as (its own host uid, or 10001) must be able to enter it.
   await chmod(worktree, 0o755);
   try {
     const result = await engine.run({

@@ -92,7 +92,7 @@ export class RegistryProxy {
         resolve();
       });
     });
-    // The sandbox user (uid 10001) must be able to connect; the directory is its only way in.
+    // Whichever uid the install runs as must be able to connect; the directory is its only way in.
     await chmod(socketPath, 0o666);
     return proxy;
   }

@@ -1,9 +1,6 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
-
-/** The host user bubblewrap runs as when the worker is root (created by scripts/setup.sh). */
-export const DEFAULT_SANDBOX_USER = "reviewbot-sandbox";
 
 /** The host identity a sandbox runs under. */
 export interface SandboxUser {
@@ -20,43 +17,26 @@ export interface ProcessIds {
   readonly gid: number;
 }
 
-const CREATE_HINT = "useradd --system --no-create-home --shell /usr/sbin/nologin";
-
-/** Finds `name` in the text of /etc/passwd; undefined when it is absent or its entry is malformed. */
-export function findPasswdEntry(passwd: string, name: string): { uid: number; gid: number } | undefined {
-  for (const line of passwd.split("\n")) {
-    const [entryName, , uid = "", gid = ""] = line.split(":");
-    if (entryName !== name) continue;
-    return /^\d+$/.test(uid) && /^\d+$/.test(gid) ? { uid: Number(uid), gid: Number(gid) } : undefined;
-  }
-  return undefined;
+/** True when the worker runs as root (real or effective uid 0): it then gives each run its own host uid. */
+export function isRootWorker(ids: ProcessIds = ownIds()): boolean {
+  return ids.uid === 0 || ids.euid === 0;
 }
 
 /**
- * Decides who bwrap runs as. A root worker (real or effective uid 0) switches to the configured
- * user, looked up in /etc/passwd; any other worker runs bwrap as itself. Root inside an
- * unprivileged bwrap is the host user that started it, so uid or gid 0 would leave the sandbox
- * mapped to host root (ARCHITECTURE §6): refused.
+ * Decides who bwrap runs as for one run. A root worker switches to the run's leased host uid
+ * (`HostUidPool`); any other worker runs bwrap as itself. Root inside an unprivileged bwrap is the
+ * host user that started it, so uid or gid 0 would leave the sandbox mapped to host root
+ * (ARCHITECTURE §6): refused.
  *
- * @throws AppError `SANDBOX_UNAVAILABLE` when the user is missing or the sandbox would be root.
+ * @throws AppError `SANDBOX_UNAVAILABLE` when a root worker has no lease or the sandbox would be root.
  */
-export async function resolveSandboxUser(
-  name: string = DEFAULT_SANDBOX_USER,
-  ids: ProcessIds = ownIds(),
-  passwdPath = "/etc/passwd",
-): Promise<SandboxUser> {
-  const root = ids.uid === 0 || ids.euid === 0;
-  let user: SandboxUser = { uid: ids.uid, gid: ids.gid, switchUser: false };
-  if (root) {
-    const entry = findPasswdEntry(await readFile(passwdPath, "utf8"), name);
-    if (entry === undefined) {
-      throw new AppError("SANDBOX_UNAVAILABLE", `sandbox user ${name} is not in ${passwdPath}; create it: ${CREATE_HINT} ${name}`);
-    }
-    user = { ...entry, switchUser: true };
-  }
+export function sandboxUserFor(lease: { readonly uid: number; readonly gid: number } | undefined, ids: ProcessIds = ownIds()): SandboxUser {
+  const root = isRootWorker(ids);
+  if (root && lease === undefined) throw new AppError("SANDBOX_UNAVAILABLE", "a root worker runs bwrap only as a run's own host uid, and none was leased");
+  const user = root && lease !== undefined ? { uid: lease.uid, gid: lease.gid, switchUser: true } : { uid: ids.uid, gid: ids.gid, switchUser: false };
   if (user.uid === 0 || user.gid === 0) {
-    throw new AppError("SANDBOX_UNAVAILABLE", `bwrap would run as host uid ${user.uid} gid ${user.gid}; refusing root`, {
-      details: { user: root ? name : "worker" },
+    throw new AppError("SANDBOX_UNAVAILABLE", `bwrap would run as host uid ${String(user.uid)} gid ${String(user.gid)}; refusing root`, {
+      details: { user: root ? "leased" : "worker" },
     });
   }
   return user;

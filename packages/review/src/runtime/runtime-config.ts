@@ -10,13 +10,23 @@ const positiveInt = z.coerce.number().int().positive();
  * `parseEnvConfig`), so every app that runs the pipeline reads these names the same way.
  */
 export const RuntimeConfig = z.object({
-  // As root, a system path: bubblewrap's unprivileged user must reach the rootfs cache and the
-  // work trees, which it cannot under /root.
+  // As root, a system path: bubblewrap's unprivileged uids must reach the rootfs cache and the
+  // work trees, which they cannot under /root.
   REVIEWBOT_CACHE_DIR: z.string().min(1).default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
   REVIEWBOT_SANDBOX: z.string().optional(),
   REVIEWBOT_ENGINE: z.enum(["auto", "podman", "docker", "bwrap"]).default("auto"),
   REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
   REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
+  // FIRST-LAST: the host uids a root worker's sandboxes run as, one per run in flight.
+  REVIEWBOT_SANDBOX_UIDS: z
+    .string()
+    .regex(/^\d{1,10}-\d{1,10}$/, "expected FIRST-LAST, e.g. 700000000-700065535")
+    .transform((value) => {
+      const [first = 0, last = 0] = value.split("-").map(Number);
+      return { first, count: last - first + 1 };
+    })
+    .refine((range) => range.count >= 1, "LAST must not be below FIRST")
+    .optional(),
   REVIEWBOT_POLICY_FILE: z.string().min(1).optional(),
   REVIEWBOT_GIT_TIMEOUT_MS: positiveInt.default(120_000),
   REVIEWBOT_LOCK_WAIT_MS: positiveInt.default(300_000),

@@ -34,5 +34,6 @@ export function sandboxSetup(config: RuntimeConfig, operator: OperatorPolicy): S
     images: Object.values(operator.images),
     probeImage: operator.images[operator.defaultImage] ?? "",
     limits: sandboxLimits(helperCeilings(operator.limits)),
+    ...(config.REVIEWBOT_SANDBOX_UIDS === undefined ? {} : { uids: config.REVIEWBOT_SANDBOX_UIDS }),
   };
 }
