@@ -7,40 +7,56 @@ import type { FailLevel, ReviewArgs } from "./review-command.js";
 import type { SubmitArgs } from "./submit-review.js";
 import type { WorkerCredentialArgs } from "./worker-credential-command.js";
 
-export const USAGE = `usage: reviewbot <command> [options]
-
-  review   --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>]
+/** Each command's synopsis and description, as `reviewbot <command> --help` prints it. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  review: `  review   --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>]
            [--engine auto|podman|docker|bwrap|none] [--format text|json|sarif] [--output <file>]
            [--filter-mode added|diff_context|file|nofilter] [--fail-level none|notice|warning|error]
              review the PR head against the base: helpers from the trusted .ai/ (the head of
              --config-ref, e.g. the default branch; without it the base's), each in a sandbox,
              then the AI review when REVIEWBOT_LLM_BASE_URL is set; exit 1 when a finding
              (a helper's or the model's) reaches --fail-level (default error), 2 on errors
-  checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
+`,
+  checkout: `  checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
              fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
-  doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
+`,
+  doctor: `  doctor     probe every configured sandbox engine from inside a sandbox; exit 1 when the
              configured sandbox mode cannot be met
-  llm doctor
+`,
+  llm: `  llm doctor
              show the REVIEWBOT_LLM_* model settings (not the key) and probe the endpoint: a plain
              call, one tool-call round trip, the context window as configured; exit 1 when a
              step fails or no model is configured
-  submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
+`,
+  submit: `  submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
            [--default-branch <branch>]
              enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's queue
              (as the api does: needs its Redis user and REVIEWBOT_WEBHOOK_SECRET);
              the worker takes .ai/ from the head of --default-branch (default: --base)
-  worker-credential <name> [--registry <file>]
+`,
+  "worker-credential": `  worker-credential <name> [--registry <file>]
              print a new worker credential (<name>.<secret>) and add its hash to the api's
              REVIEWBOT_WORKERS_FILE; delete the line to revoke the worker
-  fleet    [--keep-running | --exit]
+`,
+  fleet: `  fleet    [--keep-running | --exit]
              the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
              local sink and one worker; reviews the bundled sample through the queue, prints the
              result and the dashboard's address; stays up on a terminal until Ctrl-C
+`,
+};
+
+export const USAGE = `usage: reviewbot <command> [options]
+       reviewbot [<command>] --help | --version
+
+${Object.values(COMMAND_HELP).join("")}
+Settings come from the environment (REVIEWBOT_*, REDIS_URL; README.md lists them all).
 `;
 
 export type EngineChoice = "auto" | "podman" | "docker" | "bwrap" | "none";
 
 export type Command =
+  | { readonly name: "help"; readonly text: string }
+  | { readonly name: "version" }
   | { readonly name: "review"; readonly args: ReviewArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
   | { readonly name: "checkout"; readonly args: CheckoutArgs }
   | { readonly name: "doctor" }
@@ -66,6 +82,8 @@ const OPTIONS = {
   "keep-running": { type: "boolean" },
   exit: { type: "boolean" },
   registry: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } as const;
 
 /** Parses argv strictly; anything unexpected is a USAGE error naming it. */
@@ -77,6 +95,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
     throw new AppError("USAGE", err instanceof Error ? err.message : String(err));
   }
   const [name, ...rest] = parsed.positionals;
+  if (parsed.values.version === true) return { name: "version" };
+  if (parsed.values.help === true || name === "help") return { name: "help", text: helpText(name === "help" ? rest[0] : name) };
   if (name === "worker-credential") return { name, args: workerCredentialArgs(rest, parsed.values.registry) };
   if (name === "llm") {
     if (rest.length !== 1 || rest[0] !== "doctor") throw new AppError("USAGE", "llm takes one subcommand: doctor");
@@ -105,6 +125,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
     engine: parsed.values.engine === undefined ? undefined : oneOf<EngineChoice>("--engine", parsed.values.engine, ["auto", "podman", "docker", "bwrap", "none"]),
     output: parsed.values.output,
   };
+}
+
+// The whole usage, or one command's part of it; an unknown command is a usage error.
+function helpText(command: string | undefined): string {
+  if (command === undefined) return USAGE;
+  const text = COMMAND_HELP[command];
+  if (text === undefined) throw new AppError("USAGE", `unknown command "${command}"`);
+  return `usage: reviewbot ${command === "llm" ? "llm doctor" : command} [options]\n\n${text}`;
 }
 
 function oneOf<T extends string>(option: string, value: string, allowed: readonly T[]): T {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { constants } from "node:os";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
@@ -28,13 +28,22 @@ import { submitReview } from "./submit-review.js";
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
 async function main(argv: readonly string[]): Promise<number> {
   const started = Date.now();
+  const command = parseCommandLine(argv);
+  if (command.name === "help") {
+    process.stdout.write(command.text);
+    return 0;
+  }
+  if (command.name === "version") {
+    const { version } = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+    process.stdout.write(`reviewbot ${version}\n`);
+    return 0;
+  }
   const config = loadCliConfig(process.env);
   const scrubber = new SecretScrubber();
   const llm = toLlmSettings(config);
   // Registered before any client holds it: whatever is logged, printed or sent to the model is scrubbed of it.
   if (llm.enabled && llm.apiKey !== "") scrubber.register(llm.apiKey);
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
-  const command = parseCommandLine(argv);
   if (command.name === "submit") {
     if (config.REDIS_URL === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit (the api's Redis user)");
     if (config.REVIEWBOT_WEBHOOK_SECRET === undefined) throw new AppError("CONFIG_INVALID", "REVIEWBOT_WEBHOOK_SECRET: required by submit (jobs are sealed as the api seals them)");
