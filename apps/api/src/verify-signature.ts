@@ -29,7 +29,7 @@ export function verifySignature(secret: string, rawBody: Buffer, header: string 
   return digestMatches(createHmac("sha256", secret).update(rawBody).digest(), given);
 }
 
-/** The header value GitHub would send for `rawBody` (used by the CLI's replay and by tests). */
+/** The header value GitHub would send for `rawBody` (the tests sign their deliveries with it). */
 export function signPayload(secret: string, rawBody: Buffer | string): string {
   return `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
 }

@@ -1,12 +1,10 @@
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 
-/** What reviewbot remembers about the check run of one head, shared by every api process. */
+/** What reviewbot remembers about the check run of one review job, shared by every api process. */
 export interface CheckRunState {
   readonly id: number | null;
   readonly status: "in_progress" | "completed" | null;
-  /** The review job whose result is being published: batches belong to it alone. */
-  readonly jobId: string | null;
   /** Annotation batches of `jobId`'s result already sent. */
   readonly batches: number;
 }
@@ -25,7 +23,6 @@ export async function readCheckRunState(redis: Redis, key: string): Promise<Chec
   return {
     id: Number.isSafeInteger(id) && id > 0 ? id : null,
     status: hash.status === "in_progress" || hash.status === "completed" ? hash.status : null,
-    jobId: hash.jobId ?? null,
     batches: Number(hash.batches ?? 0) || 0,
   };
 }
@@ -33,14 +30,4 @@ export async function readCheckRunState(redis: Redis, key: string): Promise<Chec
 /** Writes some fields of the state hash and renews its expiry. */
 export async function writeCheckRunState(redis: Redis, key: string, fields: Record<string, string | number>): Promise<void> {
   await redis.multi().hset(key, fields).expire(key, STATE_TTL_SECONDS).exec();
-}
-
-/**
- * Makes `jobId` the publisher of this check run's result unless another job already is; returns
- * the job that owns it. One owner per head keeps two results' batches from interleaving.
- */
-export async function claimCheckRunPublication(redis: Redis, key: string, jobId: string): Promise<string> {
-  await redis.hsetnx(key, "jobId", jobId);
-  await redis.expire(key, STATE_TTL_SECONDS);
-  return (await redis.hget(key, "jobId")) ?? jobId;
 }

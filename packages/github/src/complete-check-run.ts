@@ -1,6 +1,6 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { checkRunStateKey, claimCheckRunPublication, readCheckRunState, writeCheckRunState } from "./check-run-state.js";
+import { checkRunStateKey, readCheckRunState, writeCheckRunState } from "./check-run-state.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
 import type { RenderedCheckRun } from "./render-check-run.js";
 
@@ -8,27 +8,21 @@ import type { RenderedCheckRun } from "./render-check-run.js";
 export const ANNOTATION_BATCH_SIZE = 50;
 
 /**
- * Completes the head's check run with a rendered result, idempotently. The first PATCH carries
+ * Completes the review job's check run with a rendered result, idempotently. The first PATCH carries
  * the summary and the first 50 annotations, each later one 50 more (GitHub appends them); the last
  * also sets `completed` and the conclusion. After each PATCH the batch count is recorded in Redis,
  * and a retry resumes after the larger of that count and what GitHub already holds
- * (`annotations_count`), so no batch is sent twice. A completed run is left alone; a run another
- * review job is completing is left to that job.
+ * (`annotations_count`), so no batch is sent twice. A completed run is left alone. The check run
+ * and its state belong to one review job, published by one `github` task at a time.
  */
 export async function completeCheckRun(
   target: CheckRunTarget,
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
-  jobId: string,
   rendered: RenderedCheckRun,
 ): Promise<void> {
   const run = await findOrCreateCheckRun(target);
   if (run.status === "completed") return;
   const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
-  const owner = await claimCheckRunPublication(target.redis, key, jobId);
-  if (owner !== jobId) {
-    deps.logger.warn({ checkRunId: run.id, owner }, "check run is being completed by another review job");
-    return;
-  }
   const { data: current } = (await target.octokit.request("GET /repos/{owner}/{repo}/check-runs/{check_run_id}", {
     owner: target.owner,
     repo: target.repo,

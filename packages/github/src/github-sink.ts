@@ -26,7 +26,7 @@ export interface GitHubSinkDeps {
 }
 
 /**
- * The GitHub review sink the api's publisher runs: one `reviewbot` check run per head SHA
+ * The GitHub review sink the api's publisher runs: one `reviewbot` check run per review job on its head SHA
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
  * `failed` → failure naming the reason; superseded → cancelled), and the PR review of what is new
  * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved.
@@ -58,7 +58,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         headSha: task.review.headSha,
         ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }),
       });
-      await completeCheckRun(where, { logger, scrubber: deps.scrubber }, task.reviewJobId, rendered);
+      await completeCheckRun(where, { logger, scrubber: deps.scrubber }, rendered);
       if (supersededBy !== null) return;
       const pull = { ...where, pullNumber: task.review.pullNumber };
       // Under the PR's memory lock: two heads' publications neither interleave their memory nor
@@ -91,7 +91,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         { kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) },
         { headSha: task.review.headSha },
       );
-      await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, task.reviewJobId, rendered);
+      await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, rendered);
     },
   };
 }

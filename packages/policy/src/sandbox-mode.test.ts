@@ -27,7 +27,7 @@ describe("parseSandboxMode", () => {
     expect(() => parseSandboxMode(value)).toThrow(
       expect.objectContaining({
         code: "CONFIG_INVALID",
-        message: `HELPER_SANDBOX: ${quoted} is not a sandbox mode; allowed values: require, auto, off`,
+        message: `REVIEWBOT_SANDBOX: ${quoted} is not a sandbox mode; allowed values: require, auto, off`,
       }),
     );
   });

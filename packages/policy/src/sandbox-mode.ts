@@ -11,7 +11,7 @@ export const SANDBOX_MODES = ["require", "auto", "off"] as const;
 export type SandboxMode = (typeof SANDBOX_MODES)[number];
 
 /**
- * Parses `HELPER_SANDBOX`. Unset means `require`. Anything else that is not exactly one of the
+ * Parses `REVIEWBOT_SANDBOX`. Unset means `require`. Anything else that is not exactly one of the
  * modes (`"REQUIRE"`, `" auto"`, `""`, `"on"`, `"true"`) is a startup error, never a silent
  * fallback: an operator who typed the setting meant something, and guessing could turn isolation off.
  *
@@ -22,5 +22,5 @@ export function parseSandboxMode(value: string | undefined): SandboxMode {
   const mode = SANDBOX_MODES.find((m) => m === value);
   if (mode !== undefined) return mode;
   const allowed = SANDBOX_MODES.join(", ");
-  throw new AppError("CONFIG_INVALID", `HELPER_SANDBOX: ${quote(value)} is not a sandbox mode; allowed values: ${allowed}`);
+  throw new AppError("CONFIG_INVALID", `REVIEWBOT_SANDBOX: ${quote(value)} is not a sandbox mode; allowed values: ${allowed}`);
 }

@@ -10,7 +10,6 @@ const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain bra
  * trusted reviewer's reply in one of our review threads, which the job answers.
  */
 export const REVIEW_TRIGGERS = ["pull_request", "issue_comment", "check_run", "local", "review_comment"] as const;
-export type ReviewTrigger = (typeof REVIEW_TRIGGERS)[number];
 
 /**
  * A review job: identifiers only, never a token, a URL or PR text. Validated where it is written
