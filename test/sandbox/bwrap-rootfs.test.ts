@@ -62,7 +62,7 @@ describe("image rootfs", () => {
   it("names an image Podman does not have", async () => {
     const image = "localhost/reviewbot/no-such-image:latest";
     await expect(prepareImageRootfs(image, { cacheDir: await cacheDir() })).rejects.toMatchObject({
-      code: "SANDBOX_UNAVAILABLE",
+      code: "IMAGE_MISSING",
       message: expect.stringContaining(image) as unknown,
     });
   });

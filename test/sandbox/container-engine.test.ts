@@ -98,7 +98,7 @@ describe.each(CONTAINER_ENGINES)("container engine ($name, rootful, through its 
 
   it("reports a missing image by name", async () => {
     await expect(engine.run(sandboxSpec(worktree, ["true"], { image: "localhost/reviewbot/absent:latest" }))).rejects.toMatchObject({
-      code: "SANDBOX_UNAVAILABLE",
+      code: "IMAGE_MISSING",
       message: expect.stringContaining("localhost/reviewbot/absent:latest") as unknown,
     });
   });

@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   CHECKOUT_TOO_LARGE: { status: 413, retryable: false, summary: "the tree exceeds the checkout size limits" },
   LOCK_TIMEOUT: { status: 503, retryable: true, summary: "a clone-cache lock could not be acquired in time" },
   SANDBOX_UNAVAILABLE: { status: 503, retryable: true, summary: "no sandbox engine can run the helper safely" },
+  IMAGE_MISSING: { status: 500, retryable: false, summary: "the helper's image is not on this worker's sandbox engine" },
   USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
   WEBHOOK_SIGNATURE_INVALID: { status: 401, retryable: false, summary: "the webhook signature is missing or wrong" },
   WEBHOOK_TOO_LARGE: { status: 413, retryable: false, summary: "the webhook body exceeds the size limit" },

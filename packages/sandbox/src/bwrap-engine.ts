@@ -73,8 +73,8 @@ export class BwrapEngine implements SandboxEngine {
    * close-on-exec.
    *
    * @throws AppError `SANDBOX_UNAVAILABLE` when the sandbox would run as root, the uid range
-   *   overlaps a host user, bwrap, prlimit or an image is missing, or the cache is out of reach of
-   *   the sandbox's uid.
+   *   overlaps a host user, bwrap or prlimit is missing, or the cache is out of reach of the
+   *   sandbox's uid; `IMAGE_MISSING` when an image is.
    */
   static async create(options: BwrapEngineOptions): Promise<BwrapEngine> {
     const uids = isRootWorker() ? (options.uids ?? (await HostUidPool.create())) : undefined;
@@ -104,8 +104,9 @@ export class BwrapEngine implements SandboxEngine {
    * signal aborts (an already aborted signal starts nothing); its cgroups removed and leftovers
    * killed however it ends.
    *
-   * @throws AppError `SANDBOX_UNAVAILABLE` (engine closed, image not prepared, bwrap or cgroup
-   *   failure) or `POLICY_DENIED` (a cwd outside /work, an invalid argv or environment).
+   * @throws AppError `IMAGE_MISSING` (image not prepared), `SANDBOX_UNAVAILABLE` (engine closed,
+   *   bwrap or cgroup failure) or `POLICY_DENIED` (a cwd outside /work, an invalid argv or
+   *   environment).
    */
   run(spec: SandboxSpec): Promise<SandboxResult> {
     const run = this.#run(spec);
@@ -147,7 +148,7 @@ export class BwrapEngine implements SandboxEngine {
     const image = this.#images.get(spec.image);
     if (image === undefined) {
       const prepared = [...this.#images.keys()].join(", ");
-      throw new AppError("SANDBOX_UNAVAILABLE", `helper image ${spec.image} was not prepared for bwrap (prepared: ${prepared})`);
+      throw new AppError("IMAGE_MISSING", `helper image ${spec.image} was not prepared for bwrap (prepared: ${prepared})`);
     }
     const runId = randomUUID();
     const cgroupDirs = this.cgroupLimits

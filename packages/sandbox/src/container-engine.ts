@@ -135,14 +135,14 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   /**
    * The content id (`sha256:…`) of a local image.
    *
-   * @throws AppError `SANDBOX_UNAVAILABLE` when the image is not present.
+   * @throws AppError `IMAGE_MISSING` when the image is not present.
    */
   async imageId(reference: string): Promise<string> {
     await this.#service?.ensureRunning();
     try {
       return (await this.#docker.getImage(reference).inspect()).Id;
     } catch (err) {
-      throw new AppError("SANDBOX_UNAVAILABLE", `image ${reference} is not present on this host`, { cause: err });
+      throw new AppError("IMAGE_MISSING", `image ${reference} is not present on this host`, { cause: err });
     }
   }
 
@@ -195,10 +195,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       const missing = /no such image|image not known|not found/i.test(reason);
-      const message = missing
-        ? `image ${spec.image} is not present on this host (build it with infra/images/build.sh)`
-        : `${this.name} could not create a container: ${reason}`;
-      throw new AppError("SANDBOX_UNAVAILABLE", message, { cause: err });
+      if (missing) throw new AppError("IMAGE_MISSING", `image ${spec.image} is not present on this host (build it with infra/images/build.sh)`, { cause: err });
+      throw new AppError("SANDBOX_UNAVAILABLE", `${this.name} could not create a container: ${reason}`, { cause: err });
     }
   }
 

@@ -33,8 +33,8 @@ const LOCK_POLL_MS = 250;
  * read bits and lose setuid, setgid and group/world write bits, so the sandbox user can read but
  * never change them.
  *
- * @throws AppError `SANDBOX_UNAVAILABLE` naming the image when it is not in local storage or
- *   cannot be exported.
+ * @throws AppError `IMAGE_MISSING` naming the image when it is not in local storage;
+ *   `SANDBOX_UNAVAILABLE` when it cannot be exported.
  */
 export async function prepareImageRootfs(reference: string, options: ImageRootfsOptions): Promise<ImageRootfs> {
   const imageId = await resolveImageId(reference);
@@ -72,7 +72,7 @@ export async function prepareImageRootfs(reference: string, options: ImageRootfs
 /**
  * Podman's ID for `reference` (`localhost/reviewbot/base:latest`).
  *
- * @throws AppError `SANDBOX_UNAVAILABLE` naming the image when Podman does not have it.
+ * @throws AppError `IMAGE_MISSING` naming the image when Podman does not have it.
  */
 export async function resolveImageId(reference: string): Promise<string> {
   // References come from the operator's allowlist (validated there); refuse anything podman could
@@ -84,7 +84,7 @@ export async function resolveImageId(reference: string): Promise<string> {
   try {
     id = await podman(["image", "inspect", "--format", "{{.Id}}", reference]);
   } catch (err) {
-    throw new AppError("SANDBOX_UNAVAILABLE", `helper image ${reference} is not in Podman's local storage (build it with scripts/setup.sh)`, { cause: err });
+    throw new AppError("IMAGE_MISSING", `helper image ${reference} is not in Podman's local storage (build it with scripts/setup.sh)`, { cause: err });
   }
   if (!IMAGE_ID.test(id)) throw new AppError("SANDBOX_UNAVAILABLE", `podman returned no image ID for ${reference}`);
   return id;
