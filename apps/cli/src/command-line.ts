@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "@reviewbot/core/errors";
 import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { CheckoutArgs } from "./checkout-command.js";
+import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/review/runtime/runtime-config";
 import type { FleetArgs } from "./fleet-command.js";
 import type { FailLevel, ReviewArgs } from "./review-command.js";
 import type { SubmitArgs } from "./submit-review.js";
@@ -38,10 +39,11 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
              print a new worker credential (<name>.<secret>) and add its hash to the api's
              REVIEWBOT_WORKERS_FILE; delete the line to revoke the worker
 `,
-  fleet: `  fleet    [--keep-running | --exit]
+  fleet: `  fleet    [--keep-running | --exit] [--engine auto|podman|docker|bwrap]
              the embedded defaults: a private Redis (unless REDIS_URL is set), the API with a
              local sink and one worker; reviews the bundled sample through the queue, prints the
-             result and the dashboard's address; stays up on a terminal until Ctrl-C
+             result and the dashboard's address; stays up on a terminal until Ctrl-C; --engine
+             is the worker's sandbox engine (docker: its own private dockerd, as root)
 `,
 };
 
@@ -104,7 +106,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   }
   if (rest.length > 0) throw new AppError("USAGE", `unexpected argument "${rest.join(" ")}"`);
   if (name === "doctor") return { name };
-  if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit) };
+  if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit, parsed.values.engine) };
   if (name === "submit") return { name, args: submitArgs(parsed.values) };
   if (name !== "checkout" && name !== "review") {
     throw new AppError("USAGE", name === undefined ? "no command given" : `unknown command "${name}"`);
@@ -140,9 +142,12 @@ function oneOf<T extends string>(option: string, value: string, allowed: readonl
   throw new AppError("USAGE", `${option} must be one of ${allowed.join(", ")}, not "${value}"`);
 }
 
-function fleetArgs(keepRunning: boolean | undefined, exit: boolean | undefined): FleetArgs {
+function fleetArgs(keepRunning: boolean | undefined, exit: boolean | undefined, engine: string | undefined): FleetArgs {
   if (keepRunning === true && exit === true) throw new AppError("USAGE", "--keep-running and --exit exclude each other");
-  return { keepRunning: keepRunning === true ? true : exit === true ? false : undefined };
+  return {
+    keepRunning: keepRunning === true ? true : exit === true ? false : undefined,
+    ...(engine === undefined ? {} : { engine: oneOf<EngineChoiceSetting>("--engine", engine, ENGINE_CHOICES) }),
+  };
 }
 
 function workerCredentialArgs(positionals: readonly string[], registry: string | undefined): WorkerCredentialArgs {

@@ -9,7 +9,7 @@ import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
-import { RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
+import { RuntimeConfig, type EngineChoiceSetting } from "@reviewbot/review/runtime/runtime-config";
 import { startChildService, type ChildService } from "./child-service.js";
 import type { CliConfig } from "./cli-config.js";
 import { freePort } from "./free-port.js";
@@ -20,6 +20,8 @@ import { submitReview, type Submission } from "./submit-review.js";
 export interface FleetArgs {
   /** Stay up after the sample's review; undefined: only when stdout is a terminal. */
   readonly keepRunning: boolean | undefined;
+  /** The worker's sandbox engine; undefined: `REVIEWBOT_ENGINE` as the CLI was given it. */
+  readonly engine?: EngineChoiceSetting;
 }
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -80,6 +82,7 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
         ...base,
         ...redisEnv(logins.worker),
         ...pipelineEnv(),
+        ...(args.engine === undefined ? {} : { REVIEWBOT_ENGINE: args.engine }),
         REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
         REVIEWBOT_WORKER_CREDENTIAL: credential,
         REVIEWBOT_CACHE_DIR: config.REVIEWBOT_CACHE_DIR,

@@ -4,6 +4,10 @@ import { z } from "zod";
 
 const positiveInt = z.coerce.number().int().positive();
 
+/** What `REVIEWBOT_ENGINE` may name: the engines a worker can run helpers in, or `auto`. */
+export const ENGINE_CHOICES = ["auto", "podman", "docker", "bwrap"] as const;
+export type EngineChoiceSetting = (typeof ENGINE_CHOICES)[number];
+
 /**
  * The review pipeline's slice of the operator's environment: clone cache, sandbox engines and the
  * operator policy file. Apps spread `RuntimeConfig.shape` into their own strict schema (see
@@ -14,7 +18,7 @@ export const RuntimeConfig = z.object({
   // work trees, which they cannot under /root.
   REVIEWBOT_CACHE_DIR: z.string().min(1).default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
   REVIEWBOT_SANDBOX: z.string().optional(),
-  REVIEWBOT_ENGINE: z.enum(["auto", "podman", "docker", "bwrap"]).default("auto"),
+  REVIEWBOT_ENGINE: z.enum(ENGINE_CHOICES).default("auto"),
   REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
   REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
   // FIRST-LAST: the host uids a root worker's sandboxes run as, one per run in flight.
