@@ -13,6 +13,7 @@ import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../s
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 import { sendWebhook } from "../support/webhook-client.js";
+import { openFleetEngine, type FleetEngine } from "./fleet-engine.js";
 
 export const APP_ID = 31337;
 export const INSTALLATION_ID = 4711;
@@ -36,6 +37,8 @@ export interface Fleet {
   readonly gitRoot: string;
   /** Scratch directory of this fleet (caches, Redis data), removed by `stop`. */
   readonly root: string;
+  /** Where the workers' sandbox engine keeps state outside `root` (a Docker daemon's directories; none for bwrap). */
+  readonly engineDirs: readonly string[];
   readonly api: AppProcess;
   readonly apiUrl: string;
   readonly workers: AppProcess[];
@@ -57,6 +60,8 @@ export interface FleetOptions {
   readonly workerEnv?: Readonly<Record<string, string>>;
   /** Extra or overriding env of the api process (e.g. a small REVIEWBOT_WEBHOOK_MAX_BYTES). */
   readonly apiEnv?: Readonly<Record<string, string>>;
+  /** The sandbox engine the workers run helpers on (under `require`); bwrap unless given. */
+  readonly engine?: FleetEngine;
 }
 
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -64,6 +69,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const gitRoot = join(root, "git");
   mkdirSync(gitRoot, { recursive: true });
   mkdirSync(join(root, "redis"), { recursive: true });
+  const engine = await openFleetEngine(options.engine ?? "bwrap");
   const redis = await startLocalRedis({ dataDir: join(root, "redis"), acl: true });
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
@@ -126,7 +132,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       REVIEWBOT_WORKER_CREDENTIAL: credential,
       REVIEWBOT_GIT_URL: git.url,
       REVIEWBOT_CACHE_DIR: join(root, `cache-${index}`),
-      REVIEWBOT_ENGINE: "bwrap",
+      ...engine.env,
       REVIEWBOT_SANDBOX: "require",
       REVIEWBOT_WORKER_PORT: "0",
       REVIEWBOT_CONCURRENCY: "2",
@@ -148,6 +154,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     await git.close();
     await github.close();
     await redis.stop();
+    await engine.close();
     await rm(root, { recursive: true, force: true });
   };
   try {
@@ -163,6 +170,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     git,
     gitRoot,
     root,
+    engineDirs: engine.stateDirs,
     api,
     apiUrl,
     workers,

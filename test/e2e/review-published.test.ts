@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { helperEntry } from "../support/review-repos.js";
+import { FLEET_ENGINES } from "./fleet-engine.js";
 import { startFleet, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunOf, waitForCompletedCheckRun } from "./check-runs.js";
@@ -11,23 +12,23 @@ const FINDINGS = 120;
 let fleet: Fleet;
 let pull: HostedPull;
 
-beforeAll(async () => {
-  fleet = await startFleet({ repositories: { [REPOSITORY]: REPOSITORY_ID } });
-  const script = `for i in $(seq 1 ${FINDINGS}); do echo "src/many.ts:$i: finding $i by @octocat ![x](https://evil.example/p.png)"; done`;
-  pull = hostPull(fleet, {
-    repository: REPOSITORY,
-    repositoryId: REPOSITORY_ID,
-    number: 7,
-    helpers: [helperEntry("many", ["sh", "-c", script], { format: "errorformat" })],
-    fork: (tree) => { tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join("")); },
+describe.each(FLEET_ENGINES)("a signed pull_request webhook becomes a published check run (helpers on %s)", (engine) => {
+  beforeAll(async () => {
+    fleet = await startFleet({ repositories: { [REPOSITORY]: REPOSITORY_ID }, engine });
+    const script = `for i in $(seq 1 ${FINDINGS}); do echo "src/many.ts:$i: finding $i by @octocat ![x](https://evil.example/p.png)"; done`;
+    pull = hostPull(fleet, {
+      repository: REPOSITORY,
+      repositoryId: REPOSITORY_ID,
+      number: 7,
+      helpers: [helperEntry("many", ["sh", "-c", script], { format: "errorformat" })],
+      fork: (tree) => { tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join("")); },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await (fleet as Fleet | undefined)?.stop();
   });
-}, 180_000);
 
-afterAll(async () => {
-  await (fleet as Fleet | undefined)?.stop();
-});
-
-describe("a signed pull_request webhook becomes a published check run", () => {
   it("answers 202 at once, runs the review on a worker and publishes 120 annotations in three batches", async () => {
     const response = await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"));
     expect(response.status).toBe(202);
@@ -41,6 +42,8 @@ describe("a signed pull_request webhook becomes a published check run", () => {
     expect(fleet.github.calls("POST", /\/check-runs$/)).toHaveLength(1);
     // The summary names the commit `.ai/` came from: the default branch's head (issue 10, part 6).
     expect(run.output.summary).toContain(`\`.ai/\` from the head of \`main\`, commit \`${pull.baseSha}\`.`);
+    // The helper ran on the fleet's engine, and only there (the worker refuses any other under require).
+    expect(run.output.summary).toContain(`**Sandbox:** engine \`${engine}\`, sandboxed.`);
     // Everything published is sanitised: no live mention anywhere; in what GitHub renders as
     // Markdown (the review's comments), no external image either. Annotations are plain text.
     // The review with comments follows the check run.

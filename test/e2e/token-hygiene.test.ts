@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { helperEntry } from "../support/review-repos.js";
 import { filesContaining } from "../support/secret-search.js";
+import { FLEET_ENGINES } from "./fleet-engine.js";
 import { SECRET, startFleet, WORKER_CREDENTIALS, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
@@ -27,26 +28,6 @@ const SCRIPT = `{ ${SNOOP}; } 2>&1 | while IFS= read -r line; do printf 'src/t.t
 
 let fleet: Fleet;
 let pull: HostedPull;
-
-beforeAll(async () => {
-  fleet = await startFleet({ repositories: { [REPOSITORY]: REPOSITORY_ID } });
-  pull = hostPull(fleet, {
-    repository: REPOSITORY,
-    repositoryId: REPOSITORY_ID,
-    number: 13,
-    helpers: [helperEntry("snoop", ["sh", "-c", SCRIPT], { format: "errorformat" })],
-    fork: (tree) => { tree.write("src/t.ts", "export const t = 1;\n"); },
-  });
-  const response = await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"));
-  expect(response.status).toBe(202);
-  await waitForCompletedCheckRun(fleet, pull.headSha, 90_000);
-  // Let the review comments and the last publisher writes land.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-}, 240_000);
-
-afterAll(async () => {
-  await (fleet as Fleet | undefined)?.stop();
-});
 
 /** Every key of the fleet's Redis with its value(s), as raw bytes, read by type. */
 async function redisContents(): Promise<{ key: string; bytes: Buffer }[]> {
@@ -77,7 +58,27 @@ async function redisContents(): Promise<{ key: string; bytes: Buffer }[]> {
   }
 }
 
-describe("the installation token a worker uses never leaves the places it must be", () => {
+describe.each(FLEET_ENGINES)("the installation token a worker uses never leaves the places it must be (helpers on %s)", (engine) => {
+  beforeAll(async () => {
+    fleet = await startFleet({ repositories: { [REPOSITORY]: REPOSITORY_ID }, engine });
+    pull = hostPull(fleet, {
+      repository: REPOSITORY,
+      repositoryId: REPOSITORY_ID,
+      number: 13,
+      helpers: [helperEntry("snoop", ["sh", "-c", SCRIPT], { format: "errorformat" })],
+      fork: (tree) => { tree.write("src/t.ts", "export const t = 1;\n"); },
+    });
+    const response = await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"));
+    expect(response.status).toBe(202);
+    await waitForCompletedCheckRun(fleet, pull.headSha, 90_000);
+    // Let the review comments and the last publisher writes land.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+  }, 240_000);
+
+  afterAll(async () => {
+    await (fleet as Fleet | undefined)?.stop();
+  });
+
   it("was minted, scoped, and really used to clone (the negative control)", () => {
     const tokens = fleet.github.minted.filter((token) => token.repositoryIds !== undefined);
     expect(tokens.length).toBeGreaterThan(0);
@@ -95,6 +96,7 @@ describe("the installation token a worker uses never leaves the places it must b
     const messages = run.annotations.map((a) => a.message).join("\n");
     expect(messages).toContain("marker-env-dump-begins");
     expect(messages).toMatch(/PATH=/);
+    expect(run.output.summary).toContain(`**Sandbox:** engine \`${engine}\`, sandboxed.`);
   });
 
   const needles = (): { name: string; value: string }[] => [
@@ -123,8 +125,10 @@ describe("the installation token a worker uses never leaves the places it must b
     }
   });
 
-  it("appears in no file of the fleet's directories (worker caches, clones, Redis's AOF)", () => {
-    for (const { name, value } of needles()) expect(filesContaining(fleet.root, value), name).toEqual([]);
+  it("appears in no file of the fleet's directories (worker caches, clones, Redis's AOF, the Docker daemon's)", () => {
+    for (const dir of [fleet.root, ...fleet.engineDirs]) {
+      for (const { name, value } of needles()) expect(filesContaining(dir, value), `${name} in ${dir}`).toEqual([]);
+    }
   });
 
   it("appears in no URL the git server was asked for", () => {

@@ -16,6 +16,7 @@ import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest, type ReviewRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { forkRequest, openCache } from "./clone-cache-harness.js";
+import { openDockerEngine } from "./docker-engine.js";
 import { isolatedGitEnv } from "./git-env.js";
 import { CONTAINERS_CONF } from "./sandbox-specs.js";
 import { reachableTempDir } from "./temp-dirs.js";
@@ -47,11 +48,14 @@ export interface OpenedReviewEngine {
 }
 
 export interface ReviewEngineKind {
-  readonly name: "podman" | "bwrap";
+  readonly name: "podman" | "docker" | "bwrap";
   open(images: readonly string[]): Promise<OpenedReviewEngine>;
 }
 
-/** Rootful Podman on a private service, and bubblewrap over the allowlisted images' rootfs. */
+/**
+ * Rootful Podman on a private service, Docker on a private dockerd (the helper images loaded into
+ * the suites' shared data root; docker-engine.ts), and bubblewrap over the allowlisted images' rootfs.
+ */
 export const REVIEW_ENGINES: readonly ReviewEngineKind[] = [
   {
     name: "podman",
@@ -59,6 +63,13 @@ export const REVIEW_ENGINES: readonly ReviewEngineKind[] = [
       const stateDir = await mkdtemp(join(tmpdir(), "reviewbot-review-podman-"));
       const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
       return { engine, close: () => closeAndRemove(engine, stateDir) };
+    },
+  },
+  {
+    name: "docker",
+    async open() {
+      const fixture = await openDockerEngine("review");
+      return { engine: fixture.engine, close: () => fixture.close() };
     },
   },
   {
