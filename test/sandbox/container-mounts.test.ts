@@ -10,7 +10,7 @@ import { reachableTempDir } from "../support/temp-dirs.js";
 
 const mount = (source: string, target = "/opt/reviewbot/deps", writable = false): SandboxMount => ({ source, target, writable });
 
-describe.each(CONTAINER_ENGINES)("container engine ($name): extra mounts", ({ name, open }) => {
+describe.each(CONTAINER_ENGINES)("container engine ($name): extra mounts", ({ open }) => {
   let fixture: ContainerEngineFixture;
   let stateDir: string;
   let worktree: string;
