@@ -72,7 +72,7 @@ prepare_apps() {
   local app
   for app in api worker; do
     rm -rf "${BUNDLE:?}/$app"
-    (cd "$root" && pnpm --filter "@reviewbot/$app" deploy --prod --legacy --offline "$BUNDLE/$app") >"$LOGS/$app-deploy.log" 2>&1 ||
+    (cd "$root" && pnpm --filter "@reviewbot/$app" deploy --prod --legacy --prefer-offline "$BUNDLE/$app") >"$LOGS/$app-deploy.log" 2>&1 ||
       { tail -n 30 "$LOGS/$app-deploy.log" >&2; die "pnpm deploy @reviewbot/$app failed (log: $LOGS/$app-deploy.log)"; }
     [[ -f $BUNDLE/$app/dist/main.js ]] || die "$BUNDLE/$app/dist/main.js is missing: does @reviewbot/$app build a dist/main.js?"
     rm -rf "$BUNDLE/$app/src" "$BUNDLE/$app"/tsconfig*.json

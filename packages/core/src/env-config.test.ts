@@ -30,6 +30,17 @@ describe("parseEnvConfig", () => {
     expect(parseEnvConfig(Schema, { REDIS_URL: "redis://x", REVIEWBOT_SECRET_FILE: secretFile }).REVIEWBOT_SECRET).toBe("from-a-file-123");
   });
 
+  it("reads X_FILE for a declared X outside REVIEWBOT_* (REDIS_PASSWORD_FILE), and ignores other *_FILE names", () => {
+    const config = parseEnvConfig(Schema.extend({ REDIS_PASSWORD: z.string().optional() }), {
+      REDIS_URL: "redis://x",
+      REVIEWBOT_SECRET: "12345678",
+      REDIS_PASSWORD_FILE: secretFile,
+      NODE_EXTRA_CA_CERTS_FILE: join(dir, "missing"),
+    });
+    expect(config.REDIS_PASSWORD).toBe("from-a-file-123");
+    expect(config).not.toHaveProperty("NODE_EXTRA_CA_CERTS_FILE");
+  });
+
   it.each([
     ["an unknown REVIEWBOT_* name", { REDIS_URL: "r", REVIEWBOT_SECRET: "12345678", REVIEWBOT_MDOE: "b" }, /^REVIEWBOT_MDOE: /],
     ["a bad value, named without its value", { REDIS_URL: "r", REVIEWBOT_SECRET: "short" }, /^REVIEWBOT_SECRET: Too small/],

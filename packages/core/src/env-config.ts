@@ -6,7 +6,8 @@ import { AppError } from "./errors.js";
  * Reads an app's configuration from its environment through the app's one strict schema (built
  * with `.strict()`, or the check of unknown names does nothing). Every REVIEWBOT_* variable is
  * handed to the schema, so an unknown REVIEWBOT_* name (a typo) is an error rather than a silent
- * default; other names are read only when the schema declares them (REDIS_URL).
+ * default; other names are read only when the schema declares them (REDIS_URL) or their `X`
+ * (REDIS_PASSWORD_FILE).
  *
  * Secrets may come from files, as Compose secrets and systemd credentials deliver them: for a
  * declared `X`, the variable `X_FILE` names a file whose content (less one trailing newline)
@@ -16,9 +17,12 @@ import { AppError } from "./errors.js";
  */
 export function parseEnvConfig<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.infer<T>> {
   const declared = new Set(Object.keys(schema.shape));
+  // X_FILE of a declared X counts as declared: REDIS_PASSWORD_FILE was dropped here before the
+  // file was ever read, so the Compose stack's apps met Redis without a password (issue 12).
+  const isRead = (key: string): boolean => key.startsWith("REVIEWBOT_") || declared.has(key) || (key.endsWith("_FILE") && declared.has(key.slice(0, -"_FILE".length)));
   const slice: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
-    if (value !== undefined && (key.startsWith("REVIEWBOT_") || declared.has(key))) slice[key] = value;
+    if (value !== undefined && isRead(key)) slice[key] = value;
   }
   for (const [key, path] of Object.entries(slice)) {
     const base = key.slice(0, -"_FILE".length);

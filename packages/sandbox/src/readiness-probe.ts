@@ -18,6 +18,12 @@ export interface ProbeOptions {
   readonly image: string;
   /** The limits every helper gets at most; the probe checks they hold from inside. */
   readonly limits: SandboxLimits;
+  /**
+   * Where the probe's work tree is made (default: the OS temp dir). A worker in a container that
+   * drives the host's engine through a socket must use a directory the engine sees at the same
+   * path, as it does for the helpers' work trees: its own /tmp is not the host's.
+   */
+  readonly workDir?: string;
 }
 
 /**
@@ -28,7 +34,7 @@ export interface ProbeOptions {
  */
 export async function probeEngine(engine: SandboxEngine, options: ProbeOptions): Promise<ProbeReport> {
   const startedAt = performance.now();
-  const worktree = await mkdtemp(join(tmpdir(), "reviewbot-probe-"));
+  const worktree = await mkdtemp(join(options.workDir ?? tmpdir(), "reviewbot-probe-"));
   // Whichever uid the sandbox runs as (its own host uid, or 10001) must be able to enter it.
   await chmod(worktree, 0o755);
   try {
