@@ -25,8 +25,11 @@ export interface HostedPullOptions {
   readonly text?: { readonly title: string; readonly body: string };
 }
 
+/** Where a PR is hosted: a scratch directory, the git server's root and the API stand-in (a fleet, or a composed stack). */
+export type PullHost = Pick<Fleet, "root" | "gitRoot" | "github">;
+
 /** Creates the repository under the git server's root with `refs/pull/<n>/head`, as GitHub keeps it. */
-export function hostPull(fleet: Fleet, options: HostedPullOptions): HostedPull {
+export function hostPull(fleet: PullHost, options: HostedPullOptions): HostedPull {
   const root = join(fleet.root, "repos", options.repository.replace("/", "--"));
   mkdirSync(root, { recursive: true });
   const upstream = createReviewRepo(root, { helpers: options.helpers, fork: options.fork });
@@ -47,19 +50,19 @@ export function hostPull(fleet: Fleet, options: HostedPullOptions): HostedPull {
 }
 
 /** The PR author pushes: a new commit on the fork, `refs/pull/<n>/head` moves; returns the new head. */
-export function pushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
+export function pushToPull(fleet: PullHost, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
   pull.headSha = pull.upstream.commitOn("fork", edit, "push to the PR");
   publishHead(fleet, pull);
   return pull.headSha;
 }
 
 /** The PR author rewrites the PR: the fork restarts from the base with one new commit (a force-push); returns the new head. */
-export function forcePushToPull(fleet: Fleet, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
+export function forcePushToPull(fleet: PullHost, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
   pull.upstream.git(["branch", "--force", "fork", pull.baseSha]);
   return pushToPull(fleet, pull, edit);
 }
 
-function publishHead(fleet: Fleet, pull: HostedPull): void {
+function publishHead(fleet: PullHost, pull: HostedPull): void {
   pull.upstream.git(["update-ref", `refs/pull/${pull.number}/head`, pull.headSha]);
   const hunks = diffHunks(pull.upstream.git(["diff", "--unified=3", `${pull.baseSha}...${pull.headSha}`]));
   fleet.github.setPullRequest(pull.repository, { number: pull.number, headSha: pull.headSha, baseSha: pull.baseSha, baseRef: "main", hunks, ...pull.text });

@@ -58,8 +58,8 @@ describe("docker-compose.yml", () => {
   it("has a scalable worker: no published port, the host's Podman socket, the cache at one path", () => {
     const worker = config.services.worker;
     expect(worker?.ports).toBeUndefined();
-    expect(worker?.environment).toMatchObject({ REVIEWBOT_ENGINE: "podman", REVIEWBOT_PODMAN_SOCKET: "/run/podman/podman.sock", REVIEWBOT_SANDBOX: "require" });
-    expect(worker?.volumes).toContain("/run/user/1000/podman/podman.sock:/run/podman/podman.sock:rw");
+    expect(worker?.environment).toMatchObject({ REVIEWBOT_ENGINE: "podman", REVIEWBOT_PODMAN_SOCKET: "/run/reviewbot/engine.sock", REVIEWBOT_SANDBOX: "require" });
+    expect(worker?.volumes).toContain("/run/user/1000/podman/podman.sock:/run/reviewbot/engine.sock:rw");
     const cache = worker?.environment?.REVIEWBOT_CACHE_DIR ?? "";
     expect(worker?.volumes).toContain(`worker-cache:${cache}:rw`);
   });

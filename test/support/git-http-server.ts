@@ -25,6 +25,8 @@ export interface GitHttpServerOptions {
   readonly home: string;
   /** Holds every response this long, to keep the client's processes alive for observation. */
   readonly delayMs?: number;
+  /** The address to listen on: 127.0.0.1 unless a container network's gateway must reach it. */
+  readonly host?: string;
 }
 
 export interface GitHttpServer {
@@ -35,7 +37,7 @@ export interface GitHttpServer {
 
 /**
  * Stands in for GitHub's git hosting: smart HTTP through `git http-backend` (CGI), behind HTTP Basic
- * authentication with one username/token pair. Listens on 127.0.0.1 on a free port.
+ * authentication with one username/token pair. Listens on a free port of `host` (127.0.0.1).
  */
 export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const requests: RecordedRequest[] = [];
@@ -63,10 +65,11 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

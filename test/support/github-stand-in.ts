@@ -150,6 +150,8 @@ export async function startGitHubStandIn(options: {
   readonly publicKey: KeyObject;
   readonly repositories: Readonly<Record<string, number>>;
   readonly fileAt?: FileAt;
+  /** The address to listen on: 127.0.0.1 unless a container network's gateway must reach it. */
+  readonly host?: string;
 }): Promise<GitHubStandIn> {
   const state: StandInState = {
     appId: options.appId,
@@ -222,10 +224,11 @@ export async function startGitHubStandIn(options: {
     reply(result.status, result.body);
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     state,
     minted,
