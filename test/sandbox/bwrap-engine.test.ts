@@ -163,7 +163,7 @@ describe("bwrap engine: input and output", () => {
   it("refuses an image it did not prepare, naming it", async () => {
     const image = "localhost/reviewbot/not-prepared:latest";
     await expect(bwrap.engine.run(sandboxSpec(bwrap.worktree, ["true"], { image }))).rejects.toMatchObject({
-      code: "SANDBOX_UNAVAILABLE",
+      code: "IMAGE_MISSING",
       message: expect.stringContaining(image) as unknown,
     });
   });
