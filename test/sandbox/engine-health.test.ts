@@ -5,6 +5,7 @@ import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
 import type { EngineHealth } from "@reviewbot/sandbox/sandbox-spec";
+import { untilNoContainers } from "../support/engine-idle.js";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { openDockerEngine } from "../support/docker-engine.js";
 import { openPodmanEngine, type ContainerEngineFixture, type PodmanEngineFixture } from "../support/podman-engine.js";
@@ -21,6 +22,8 @@ const check = (engine: { health(signal: AbortSignal): Promise<EngineHealth> }): 
  */
 async function killAndRecover(fixture: ContainerEngineFixture, marker: string, isDaemon: (cmdline: string) => boolean, name: string): Promise<void> {
   expect((await fixture.engine.run(sandboxSpec(fixture.worktree, ["true"]))).exitCode).toBe(0);
+  // Killed idle: a service killed mid-removal corrupts Podman's store for the whole host.
+  await untilNoContainers(fixture.docker, 10_000);
   expect(await check(fixture.engine)).toEqual({ healthy: true });
   const [daemon] = (await hostProcessesMarked(marker)).filter((found) => isDaemon(found.cmdline));
   expect(daemon).toBeDefined();

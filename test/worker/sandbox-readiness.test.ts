@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { untilNoContainers } from "../support/engine-idle.js";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { openWorkerStand, type WorkerStand } from "../support/worker-fixture.js";
 import type { WorkerProcess } from "../support/worker-process.js";
@@ -51,6 +53,8 @@ describe("worker /readyz follows its private Podman service", () => {
   it("answers 503 naming the dead service once it is killed, and 200 again once the worker has restarted it", async () => {
     // Negative control: ready while the service runs.
     expect(await readyz()).toEqual({ status: 200, body: { redis: true, sandbox: true } });
+    // Killed idle: a service killed mid-removal corrupts Podman's store for the whole host.
+    await untilNoContainers(new Dockerode({ socketPath: socket }), 10_000);
     const [killed, ...others] = await services();
     expect(killed).toBeDefined();
     expect(others).toEqual([]);
