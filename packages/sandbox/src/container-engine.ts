@@ -65,6 +65,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly #memoryCgroupDir: ((containerId: string) => string) | undefined;
   readonly #live = new Set<Dockerode.Container>();
   readonly #removals = new Set<Promise<void>>();
+  readonly #runs = new Set<Promise<unknown>>();
   #janitor: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -82,7 +83,14 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
    * Runs `spec` in a fresh container as the run's own host uid (when the engine has a pool); a
    * writable mount is the run's for the run and the worker's again before this resolves.
    */
-  async run(spec: SandboxSpec): Promise<SandboxResult> {
+  run(spec: SandboxSpec): Promise<SandboxResult> {
+    const running = this.#run(spec);
+    this.#runs.add(running);
+    void running.catch(() => undefined).finally(() => this.#runs.delete(running));
+    return running;
+  }
+
+  async #run(spec: SandboxSpec): Promise<SandboxResult> {
     const startedAt = performance.now();
     if (isAborted(spec.signal)) return cancelledResult(this.name, true);
     await checkMounts(spec.mounts ?? [], this.stateDir);
@@ -120,8 +128,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
       const container = await this.#create(spec, { engine: this.name, seccomp: this.#seccomp, deadline, user, ...(stdinFile === undefined ? {} : { stdinFile }) });
       this.#live.add(container);
       try {
-        // Creating takes tens of milliseconds: an abort meanwhile must not start the container.
-        if (isAborted(spec.signal)) return cancelledResult(this.name, true, elapsedMs(startedAt));
+        // Creating takes tens of milliseconds: an abort or a close meanwhile must not start the container.
+        if (isAborted(spec.signal) || this.#closed) return cancelledResult(this.name, true, elapsedMs(startedAt));
         return await this.#attachAndRun(container, spec, startedAt);
       } finally {
         this.#live.delete(container);
@@ -185,6 +193,9 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.#closed = true;
     clearInterval(this.#janitor);
     await Promise.allSettled([...this.#live].map((container) => kill(container)));
+    // A killed run schedules its container's removal only once it has read the exit: wait for the
+    // runs first, or their removals start after the service below is stopped (a container left).
+    await Promise.allSettled([...this.#runs]);
     await Promise.allSettled([...this.#removals]);
     await this.#service?.stop();
   }
@@ -234,8 +245,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     let oomWatch: OomWatch | undefined;
     try {
       await container.start();
-      // A deadline or an abort while the start was in flight found nothing running to kill.
-      if (how.killedByUs) await kill(container);
+      // A deadline, an abort or a close while the start was in flight found nothing running to kill.
+      if (how.killedByUs || this.#closed) await kill(container);
       if (this.#memoryCgroupDir !== undefined) oomWatch = new OomWatch(this.#memoryCgroupDir(container.id));
       await ended;
     } finally {
