@@ -6,7 +6,7 @@ import { hostProcessesMarked } from "../support/host-processes.js";
 import { containerEvents } from "../support/container-events.js";
 import { CONTAINER_ENGINES } from "../support/container-engines.js";
 import type { ContainerEngineFixture } from "../support/podman-engine.js";
-import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper } from "./cancel-fixture.js";
+import { ABORT_MOMENTS, abortSleeper, eventually, markedSleeper, runningOnHost } from "./cancel-fixture.js";
 
 describe.each(CONTAINER_ENGINES)("container engine ($name): cancellation", ({ name, open }) => {
   let fixture: ContainerEngineFixture;
@@ -63,5 +63,30 @@ describe.each(CONTAINER_ENGINES)("container engine ($name): cancellation", ({ na
     const result = await engine.run(done.spec);
     controller.abort();
     expect(result).toMatchObject({ cancelled: false, exitCode: 0, signal: null });
+  });
+});
+
+describe.each(CONTAINER_ENGINES)("container engine ($name): close", ({ open }) => {
+  it("kills a run in flight, then refuses new runs without starting its service again (negative control: a run before close)", async () => {
+    const fixture = await open("close");
+    try {
+      expect(await fixture.engine.run(markedSleeper(fixture.worktree, new AbortController().signal, 0).spec)).toMatchObject({ exitCode: 0 });
+      const sleeper = markedSleeper(fixture.worktree, new AbortController().signal);
+      const running = fixture.engine.run(sleeper.spec);
+      await runningOnHost(sleeper.marker);
+      const listed = await fixture.docker.listContainers({ all: true, filters: { label: [`${LABELS.job}=${sleeper.jobId}`] } });
+      expect(listed).toHaveLength(1);
+      await fixture.engine.close();
+      expect(await running).toMatchObject({ signal: "SIGKILL" });
+      // The engine's own service is stopped with it: ask the host's processes, not its API.
+      expect(await hostProcessesMarked(sleeper.marker)).toEqual([]);
+      await expect(fixture.engine.run(markedSleeper(fixture.worktree, new AbortController().signal, 0).spec)).rejects.toMatchObject({
+        code: "SANDBOX_UNAVAILABLE",
+        message: expect.stringContaining("closed") as unknown,
+      });
+      expect(await hostProcessesMarked(fixture.socketPath)).toEqual([]);
+    } finally {
+      await fixture.close();
+    }
   });
 });

@@ -164,6 +164,8 @@ export class BwrapEngine implements SandboxEngine {
       cgroupDirs,
     });
     const lease = await this.uids?.acquire();
+    // Set in a callback (an object, so that no read is narrowed to `true`).
+    const cleanup = { ok: true };
     try {
       const user = sandboxUserFor(lease);
       await assertReachableBy(spec.worktree, user);
@@ -189,12 +191,15 @@ export class BwrapEngine implements SandboxEngine {
         return { engine: this.name, sandboxed: true, oomKilled, ...exit };
       } finally {
         await cgroup?.remove().catch((err: unknown) => {
+          cleanup.ok = false;
           this.#onCleanupError(err, runId);
         });
       }
     } finally {
       // bwrap's PID namespace died with it, and the cgroup's leftovers were killed: the uid is free.
-      await lease?.release();
+      // A cgroup that could not be removed may still hold processes of the uid: the lease is kept
+      // (until the worker exits) rather than handed to another run.
+      if (cleanup.ok) await lease?.release();
     }
   }
 

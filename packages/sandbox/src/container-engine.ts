@@ -15,6 +15,7 @@ import type { EngineService } from "./engine-service.js";
 import type { HostUidLease, HostUidPool } from "./host-uid-pool.js";
 import { bindNoexec } from "./noexec-bind.js";
 import { ownTree } from "./own-tree.js";
+import { ownIds } from "./sandbox-user.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 export interface ContainerEngineOptions {
@@ -64,7 +65,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly #service: EngineService | undefined;
   readonly #memoryCgroupDir: ((containerId: string) => string) | undefined;
   readonly #live = new Set<Dockerode.Container>();
-  readonly #removals = new Set<Promise<void>>();
+  readonly #removals = new Set<Promise<boolean>>();
   readonly #runs = new Set<Promise<unknown>>();
   #janitor: NodeJS.Timeout | undefined;
   #closed = false;
@@ -92,13 +93,15 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
 
   async #run(spec: SandboxSpec): Promise<SandboxResult> {
     const startedAt = performance.now();
+    // A closed engine's service is stopped: a run would only start it again, unsupervised.
+    if (this.#closed) throw new AppError("SANDBOX_UNAVAILABLE", `the ${this.name} engine is closed`);
     if (isAborted(spec.signal)) return cancelledResult(this.name, true);
     await checkMounts(spec.mounts ?? [], this.stateDir);
     await this.#service?.ensureRunning();
     const lease = await this.uids?.acquire();
     const writable = (spec.mounts ?? []).filter((mount) => mount.writable).map((mount) => mount.source);
     const undo: (() => Promise<void>)[] = [];
-    let removal: Promise<void> = Promise.resolve();
+    let removal: Promise<boolean> = Promise.resolve(true);
     try {
       await Promise.all(writable.map((dir) => ownTree(dir, lease ?? SANDBOX_IDS, { topOnly: true })));
       // Docker cannot be told noexec for a bind: the source becomes a noexec mount of its own.
@@ -107,18 +110,20 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
         removal = started;
       });
     } finally {
-      void removal.finally(() => lease?.release());
+      // A container that could not be removed may still hold processes of the uid: its lease is
+      // kept (until the worker exits) rather than handed to another run.
+      void removal.then((removed) => (removed ? lease?.release() : undefined));
       if (writable.length > 0) {
         // The run's processes are gone with its container: what it wrote is the worker's again,
         // and an ordinary directory, before anything (the deps cache's rename) reads it.
         await removal;
-        if (lease !== undefined) await Promise.all(writable.map((dir) => ownTree(dir, workerIds())));
+        if (lease !== undefined) await Promise.all(writable.map((dir) => ownTree(dir, ownIds())));
         for (const unmount of undo) await unmount();
       }
     }
   }
 
-  async #runAs(spec: SandboxSpec, lease: HostUidLease | undefined, startedAt: number, removing: (removal: Promise<void>) => void): Promise<SandboxResult> {
+  async #runAs(spec: SandboxSpec, lease: HostUidLease | undefined, startedAt: number, removing: (removal: Promise<boolean>) => void): Promise<SandboxResult> {
     const deadline = Date.now() + spec.limits.timeoutMs;
     const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.stateDir, "stdin-"));
     try {
@@ -276,21 +281,19 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     };
   }
 
-  // Settles (never rejects) once the container is gone or could not be removed: the janitor
-  // removes whatever could not be removed here.
-  #remove(container: Dockerode.Container): Promise<void> {
+  // Settles (never rejects) once the container is gone (true) or could not be removed (false):
+  // the janitor removes whatever could not be removed here.
+  #remove(container: Dockerode.Container): Promise<boolean> {
     const removal = container
       .remove({ force: true, v: true })
-      .then(() => undefined)
-      .catch(() => undefined)
+      .then(
+        () => true,
+        () => false,
+      )
       .finally(() => this.#removals.delete(removal));
     this.#removals.add(removal);
     return removal;
   }
-}
-
-function workerIds(): { uid: number; gid: number } {
-  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
 }
 
 async function finalState(container: Dockerode.Container): Promise<{ ExitCode: number; OOMKilled: boolean }> {

@@ -60,6 +60,7 @@ export async function assertReachableBy(path: string, user: SandboxUser): Promis
   }
 }
 
-function ownIds(): ProcessIds {
+/** This process's real and effective uid and its gid. */
+export function ownIds(): ProcessIds {
   return { uid: process.getuid?.() ?? -1, euid: process.geteuid?.() ?? -1, gid: process.getgid?.() ?? -1 };
 }
