@@ -1,33 +1,18 @@
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { DEFAULT_SANDBOX_UIDS, HostUidPool } from "@reviewbot/sandbox/host-uid-pool";
 import { PYTHON_IMAGE } from "../support/attack-repo.js";
 import { useEngine } from "../support/attack-suite.js";
-import { ENGINES_UNDER_ATTACK, type OpenedEngine } from "../support/attack-engines.js";
-import { hostProcessesMarked, type HostProcess } from "../support/host-processes.js";
+import { ENGINES_UNDER_ATTACK } from "../support/attack-engines.js";
+import { holdHelper, uidsOfTwoInFlight } from "../support/held-helpers.js";
 import { inRange } from "../support/sandbox-uids.js";
 import { BASE_IMAGE, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
 // Issue 12: an escape from one PR's helper must not land as the same host user as another PR's
 // helper running at the same time. Seen from the host, not from inside.
-
-/** Starts a helper that holds `marker` for a while, waits until the host sees its processes, and returns them with the run. */
-async function holdHelper(opened: OpenedEngine, worktree: string, marker: string): Promise<{ processes: HostProcess[]; done: Promise<unknown> }> {
-  const done = opened.engine.run(shellSpec(worktree, `sleep 3; : ${marker}`));
-  for (let tries = 0; tries < 150; tries += 1) {
-    const processes = (await hostProcessesMarked(marker)).filter((process) => process.cmdline.startsWith("sh -c sleep"));
-    if (processes.length > 0) return { processes, done };
-    await sleep(20);
-  }
-  await done;
-  throw new Error(`${opened.label}: the helper marked ${marker} never showed on the host`);
-}
-
-const hostUid = (processes: readonly HostProcess[]): number[] => [...new Set(processes.flatMap((process) => process.uids))];
 
 // From inside, a helper tries the lease of a uid the worker holds: connect to it, and bind its name.
 const LEASE_ATTACK = [
@@ -85,20 +70,8 @@ describe.each(ENGINES_UNDER_ATTACK)("host uids of concurrent helpers on $name", 
 
   it("runs two helpers in flight as two different host uids, neither root nor the worker's, both from the pool", async () => {
     const worktree = await reachableTempDir("host-uids");
-    const first = await holdHelper(engine.opened, worktree, `first-${randomUUID()}`);
-    const second = await holdHelper(engine.opened, worktree, `second-${randomUUID()}`);
-    const [a, b] = [hostUid(first.processes), hostUid(second.processes)];
-    await Promise.all([first.done, second.done]);
-    // Each run is one host user (real, effective, saved and filesystem uid alike)...
-    expect(a).toHaveLength(1);
-    expect(b).toHaveLength(1);
-    // ...and not the other's.
-    expect(a[0]).not.toBe(b[0]);
-    for (const uid of [...a, ...b]) {
-      expect(uid).not.toBe(0);
-      expect(uid).not.toBe(process.getuid?.());
-      expect(inRange(DEFAULT_SANDBOX_UIDS, uid), String(uid)).toBe(true);
-    }
+    const uids = await uidsOfTwoInFlight(engine.opened.label, [engine.opened.engine, engine.opened.engine], worktree);
+    for (const uid of uids) expect(inRange(DEFAULT_SANDBOX_UIDS, uid), String(uid)).toBe(true);
   });
 });
 
@@ -108,9 +81,8 @@ describe("a uid pool that runs out (negative control: fail closed, never share)"
     const cacheDir = await reachableTempDir("host-uids-cache");
     const uids = await HostUidPool.create({ first: DEFAULT_SANDBOX_UIDS.first + DEFAULT_SANDBOX_UIDS.count - 1, count: 1 }, undefined, `reviewbot-test-one-${randomUUID()}`);
     const engine = await BwrapEngine.create({ images: [BASE_IMAGE], cacheDir, uids });
-    const opened: OpenedEngine = { label: "bwrap (one uid)", engine, privatePaths: [], cgroupLimits: engine.cgroupLimits, isSandboxUid: () => true, close: () => engine.close() };
     try {
-      const first = await holdHelper(opened, worktree, `only-${randomUUID()}`);
+      const first = await holdHelper("bwrap (one uid)", engine, worktree, `only-${randomUUID()}`);
       await expect(engine.run(shellSpec(worktree, "true"))).rejects.toMatchObject({ code: "SANDBOX_UNAVAILABLE", message: expect.stringContaining("is held") as unknown });
       await first.done;
       await expect(engine.run(shellSpec(worktree, "echo again"))).resolves.toMatchObject({ exitCode: 0 });

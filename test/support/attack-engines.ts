@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
-import type { HostUidPool } from "@reviewbot/sandbox/host-uid-pool";
+import type { HostUidRange } from "@reviewbot/sandbox/host-uid-pool";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { reachableTempDir } from "./temp-dirs.js";
 import { openDockerEngine, TEST_DOCKER_DATA_ROOT } from "./docker-engine.js";
@@ -29,7 +29,7 @@ export interface OpenedEngine {
 }
 
 const uid10001 = (uid: number): boolean => uid === 10001;
-const poolUid = (pool: HostUidPool | undefined) => (uid: number): boolean => pool !== undefined && inRange(pool.range, uid);
+const poolUid = (range: HostUidRange | undefined) => (uid: number): boolean => range !== undefined && inRange(range, uid);
 
 export interface EngineUnderAttack {
   readonly name: string;
@@ -49,7 +49,7 @@ const podman: EngineUnderAttack = {
       engine,
       privatePaths: [join(stateDir, "podman.sock"), stateDir],
       cgroupLimits: true,
-      isSandboxUid: poolUid(uids),
+      isSandboxUid: poolUid(uids.range),
       async close() {
         await engine.close();
         await rm(stateDir, { recursive: true, force: true });
@@ -68,7 +68,7 @@ const docker: EngineUnderAttack = {
       engine: fixture.engine,
       privatePaths: [fixture.socketPath, fixture.stateDir, TEST_DOCKER_DATA_ROOT],
       cgroupLimits: true,
-      isSandboxUid: poolUid(fixture.engine.uids),
+      isSandboxUid: poolUid(fixture.engine.uidRange),
       close: () => fixture.close(),
     };
   },
@@ -106,7 +106,8 @@ const rootlessPodman: EngineUnderAttack = {
         engine,
         privatePaths: [rootless.socketPath, rootless.stateDir],
         cgroupLimits: false,
-        isSandboxUid: uid10001,
+        // Uids of the user's namespace, one per run (leased by container name on its daemon).
+        isSandboxUid: poolUid(engine.uidRange),
         async close() {
           await engine.close();
           await rootless.dispose();

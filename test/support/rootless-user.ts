@@ -90,7 +90,7 @@ export async function withRootlessUser<T>(label: string, setUp: (user: RootlessU
 }
 
 /** The user's subordinate uid range from /etc/subuid, as [start, end). */
-async function subordinateRange(name: string): Promise<{ start: number; end: number } | null> {
+export async function subordinateRange(name: string): Promise<{ start: number; end: number } | null> {
   const line = (await readFile("/etc/subuid", "utf8")).split("\n").find((entry) => entry.startsWith(`${name}:`));
   const [, start, count] = line?.split(":") ?? [];
   if (start === undefined || count === undefined) return null;

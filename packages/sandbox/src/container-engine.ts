@@ -6,15 +6,16 @@ import type Dockerode from "dockerode";
 import { AppError } from "@reviewbot/core/errors";
 import { cancelledResult, isAborted } from "./cancelled-result.js";
 import { reapExpiredContainers } from "./container-janitor.js";
-import { containerProfile, SANDBOX_IDS, SANDBOX_USER, type ContainerProfileOptions } from "./container-profile.js";
+import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
 import { exitStatus } from "./exit-status.js";
 import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "./output-budget.js";
 import { checkMounts } from "./sandbox-mounts.js";
 import type { EngineService } from "./engine-service.js";
-import type { HostUidLease, HostUidPool } from "./host-uid-pool.js";
+import type { HostUidRange } from "./host-uid-pool.js";
 import { bindNoexec } from "./noexec-bind.js";
 import { ownTree } from "./own-tree.js";
+import { createAsRunUid, type RunUid, type RunUids } from "./run-uid.js";
 import { ownIds } from "./sandbox-user.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
@@ -37,10 +38,11 @@ export interface ContainerEngineOptions {
   /** This worker's own supervised engine (a Podman service or a Docker daemon), when it runs one. */
   readonly service?: EngineService;
   /**
-   * Host uids to run each helper as, one per run in flight (a root worker's rootful engine). Without
-   * it every helper runs as {@link SANDBOX_USER}.
+   * Where each run gets a uid of its own: a host pool (a root worker's own rootful engine) or the
+   * daemon's container names (an engine behind a configured socket). Without it every helper runs
+   * as uid 10001.
    */
-  readonly uids?: HostUidPool;
+  readonly uids?: RunUids;
 }
 
 /** What the deps cache keys an install on: the image's content id, not its mutable tag. */
@@ -58,8 +60,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly name: "podman" | "docker";
   /** The worker-owned directory a spec's `mounts` must lie under (the deps cache, the registry proxy's). */
   readonly stateDir: string;
-  /** The host uids runs get, one per run in flight; undefined: every helper runs as uid 10001. */
-  readonly uids: HostUidPool | undefined;
+  /** Where runs get their own uids; undefined: every helper runs as uid 10001. */
+  readonly uids: RunUids | undefined;
   readonly #docker: Dockerode;
   readonly #seccomp: string;
   readonly #service: EngineService | undefined;
@@ -80,9 +82,14 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.uids = options.uids;
   }
 
+  /** The uids runs get, one per run in flight (as the daemon sees them); undefined: uid 10001 for all. */
+  get uidRange(): HostUidRange | undefined {
+    return this.uids?.kind === "host-pool" ? this.uids.pool.range : this.uids?.names.range;
+  }
+
   /**
-   * Runs `spec` in a fresh container as the run's own host uid (when the engine has a pool); a
-   * writable mount is the run's for the run and the worker's again before this resolves.
+   * Runs `spec` in a fresh container as the run's own uid (when the engine has a source of them);
+   * a writable mount is the run's for the run and the worker's again before this resolves.
    */
   run(spec: SandboxSpec): Promise<SandboxResult> {
     const running = this.#run(spec);
@@ -98,50 +105,44 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     if (isAborted(spec.signal)) return cancelledResult(this.name, true);
     await checkMounts(spec.mounts ?? [], this.stateDir);
     await this.#service?.ensureRunning();
-    const lease = await this.uids?.acquire();
-    const writable = (spec.mounts ?? []).filter((mount) => mount.writable).map((mount) => mount.source);
-    const undo: (() => Promise<void>)[] = [];
-    let removal: Promise<boolean> = Promise.resolve(true);
-    try {
-      await Promise.all(writable.map((dir) => ownTree(dir, lease ?? SANDBOX_IDS, { topOnly: true })));
-      // Docker cannot be told noexec for a bind: the source becomes a noexec mount of its own.
-      if (this.name === "docker") for (const dir of writable) undo.push(await bindNoexec(dir));
-      return await this.#runAs(spec, lease, startedAt, (started) => {
-        removal = started;
-      });
-    } finally {
-      // A container that could not be removed may still hold processes of the uid: its lease is
-      // kept (until the worker exits) rather than handed to another run.
-      void removal.then((removed) => (removed ? lease?.release() : undefined));
-      if (writable.length > 0) {
-        // The run's processes are gone with its container: what it wrote is the worker's again,
-        // and an ordinary directory, before anything (the deps cache's rename) reads it.
-        await removal;
-        if (lease !== undefined) await Promise.all(writable.map((dir) => ownTree(dir, ownIds())));
-        for (const unmount of undo) await unmount();
-      }
-    }
-  }
-
-  async #runAs(spec: SandboxSpec, lease: HostUidLease | undefined, startedAt: number, removing: (removal: Promise<boolean>) => void): Promise<SandboxResult> {
     const deadline = Date.now() + spec.limits.timeoutMs;
     const stdinDir = spec.stdin === undefined ? null : await mkdtemp(join(this.stateDir, "stdin-"));
     try {
       const stdinFile = stdinDir === null ? undefined : join(stdinDir, "stdin");
       if (stdinFile !== undefined && spec.stdin !== undefined) await writeFile(stdinFile, spec.stdin, { mode: 0o644 });
-      const user = lease === undefined ? SANDBOX_USER : `${String(lease.uid)}:${String(lease.gid)}`;
-      const container = await this.#create(spec, { engine: this.name, seccomp: this.#seccomp, deadline, user, ...(stdinFile === undefined ? {} : { stdinFile }) });
-      this.#live.add(container);
-      try {
-        // Creating takes tens of milliseconds: an abort or a close meanwhile must not start the container.
-        if (isAborted(spec.signal) || this.#closed) return cancelledResult(this.name, true, elapsedMs(startedAt));
-        return await this.#attachAndRun(container, spec, startedAt);
-      } finally {
-        this.#live.delete(container);
-        removing(this.#remove(container));
-      }
+      const profile = { engine: this.name, seccomp: this.#seccomp, deadline, ...(stdinFile === undefined ? {} : { stdinFile }) };
+      const writable = (spec.mounts ?? []).filter((mount) => mount.writable).map((mount) => mount.source);
+      const { container, uid } = await createAsRunUid(this.uids, writable.length > 0, (user, name) => this.#create(spec, { ...profile, user }, name));
+      return await this.#runCreated(container, uid, writable, spec, startedAt);
     } finally {
       if (stdinDir !== null) await rm(stdinDir, { recursive: true, force: true });
+    }
+  }
+
+  async #runCreated(container: Dockerode.Container, uid: RunUid, writable: readonly string[], spec: SandboxSpec, startedAt: number): Promise<SandboxResult> {
+    this.#live.add(container);
+    const undo: (() => Promise<void>)[] = [];
+    try {
+      // Mounted only at start: the run's writable mounts become its own before.
+      await Promise.all(writable.map((dir) => ownTree(dir, uid, { topOnly: true })));
+      // Docker cannot be told noexec for a bind: the source becomes a noexec mount of its own.
+      if (this.name === "docker") for (const dir of writable) undo.push(await bindNoexec(dir));
+      // Creating takes tens of milliseconds: an abort or a close meanwhile must not start the container.
+      if (isAborted(spec.signal) || this.#closed) return cancelledResult(this.name, true, elapsedMs(startedAt));
+      return await this.#attachAndRun(container, spec, startedAt);
+    } finally {
+      this.#live.delete(container);
+      const removal = this.#remove(container);
+      // A container that could not be removed may still hold processes of the uid: it is kept (the
+      // lease until the worker exits; a daemon name until the container goes) for no other run.
+      void removal.then((removed) => (removed ? uid.release() : undefined));
+      if (writable.length > 0) {
+        // The run's processes are gone with its container: what it wrote is the worker's again,
+        // and an ordinary directory, before anything (the deps cache's rename) reads it.
+        await removal;
+        if (uid.own) await Promise.all(writable.map((dir) => ownTree(dir, ownIds())));
+        for (const unmount of undo) await unmount();
+      }
     }
   }
 
@@ -205,9 +206,9 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     await this.#service?.stop();
   }
 
-  async #create(spec: SandboxSpec, profile: ContainerProfileOptions): Promise<Dockerode.Container> {
+  async #create(spec: SandboxSpec, profile: ContainerProfileOptions, name: string | undefined): Promise<Dockerode.Container> {
     try {
-      return await this.#docker.createContainer(containerProfile(spec, profile));
+      return await this.#docker.createContainer({ ...containerProfile(spec, profile), ...(name === undefined ? {} : { name }) });
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       const missing = /no such image|image not known|not found/i.test(reason);

@@ -5,8 +5,12 @@ import { AppError } from "@reviewbot/core/errors";
 import { ContainerEngine } from "./container-engine.js";
 import { dockerService } from "./docker-service.js";
 import type { EngineService } from "./engine-service.js";
-import type { HostUidPool } from "./host-uid-pool.js";
+import { DaemonUidNames, NAMESPACED_SANDBOX_UIDS } from "./daemon-uid-names.js";
+import { daemonUidSpace } from "./daemon-uid-space.js";
+import { checkSandboxUids, DEFAULT_SANDBOX_UIDS, type HostUidPool, type HostUidRange } from "./host-uid-pool.js";
 import { podmanService } from "./podman-service.js";
+import type { RunUids } from "./run-uid.js";
+import { isRootWorker } from "./sandbox-user.js";
 import { deriveSeccompProfile } from "./seccomp-profile.js";
 
 /** Podman's default profile (containers-common); our profile is derived from it. */
@@ -29,10 +33,16 @@ export interface ContainerEngineConfig {
   /** When set, reap expired containers at start-up and then at this interval. */
   readonly janitorIntervalMs?: number;
   /**
-   * Host uids to run each helper as, one per run in flight: for a rootful engine (a root worker's).
-   * Without it every helper runs as uid 10001.
+   * Without a configured socket: host uids to run each helper as, one per run in flight (a root
+   * worker's own rootful engine). Without it every helper runs as uid 10001.
    */
   readonly uids?: HostUidPool;
+  /**
+   * With a configured socket to a rootful daemon: the host uids its runs get, leased through the
+   * daemon's container names (default `DEFAULT_SANDBOX_UIDS`). A rootless daemon's runs get
+   * `NAMESPACED_SANDBOX_UIDS` of its user namespace instead.
+   */
+  readonly daemonUids?: HostUidRange;
 }
 
 /**
@@ -63,10 +73,28 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
     stateDir: config.stateDir,
     ...(service === undefined ? {} : { service }),
     ...(memoryCgroupDir === undefined ? {} : { memoryCgroupDir }),
-    ...(config.uids === undefined ? {} : { uids: config.uids }),
+    ...(await runUids(config, docker, service !== undefined)),
   });
   if (config.janitorIntervalMs !== undefined) await engine.startJanitor(config.janitorIntervalMs);
   return engine;
+}
+
+/**
+ * Where runs get their own uids: a private (rootful) service's from the worker's host pool; a
+ * configured socket's from names on that daemon, which every worker using it shares (workers in
+ * containers of their own cannot see one another's host leases).
+ */
+async function runUids(config: ContainerEngineConfig, docker: Dockerode, privateDaemon: boolean): Promise<{ uids?: RunUids }> {
+  if (privateDaemon) return config.uids === undefined ? {} : { uids: { kind: "host-pool", pool: config.uids } };
+  const space = await daemonUidSpace(docker, config.kind).catch((err: unknown) => {
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new AppError("SANDBOX_UNAVAILABLE", `could not ask the ${config.kind} daemon at ${config.socketPath ?? ""} whose uids its containers run as: ${reason}`, { cause: err });
+  });
+  if (space === "namespaced") return { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
+  const range = config.daemonUids ?? DEFAULT_SANDBOX_UIDS;
+  await checkSandboxUids(range);
+  // Only root can hand a writable mount to another uid; otherwise those runs stay uid 10001.
+  return { uids: { kind: "daemon-names", names: new DaemonUidNames(range, isRootWorker()) } };
 }
 
 function privateService(config: ContainerEngineConfig): EngineService {

@@ -51,16 +51,12 @@ export class HostUidPool {
   }
 
   /**
-   * A pool over `range`, checked first: no uid 0, not the worker's own ids, no user or group of the
-   * host, no subordinate id range (a rootless user's containers) overlaps it.
+   * A pool over `range`, checked first (`checkSandboxUids`).
    *
    * @throws AppError `SANDBOX_UNAVAILABLE` naming what the range overlaps.
    */
   static async create(range: HostUidRange = DEFAULT_SANDBOX_UIDS, files: HostIdFiles = HOST_ID_FILES, namespace = "reviewbot-sandbox-uid"): Promise<HostUidPool> {
-    const problem = rangeProblem(range) ?? (await overlap(range, files));
-    if (problem !== undefined) {
-      throw new AppError("SANDBOX_UNAVAILABLE", `sandbox uid range ${describe(range)}: ${problem} (REVIEWBOT_SANDBOX_UIDS)`);
-    }
+    await checkSandboxUids(range, files);
     return new HostUidPool(range, namespace);
   }
 
@@ -78,6 +74,19 @@ export class HostUidPool {
       if (server !== null) return { uid, gid: uid, release: () => unbind(server) };
     }
     throw new AppError("SANDBOX_UNAVAILABLE", `every sandbox uid of ${describe(this.range)} is held by a run in flight`);
+  }
+}
+
+/**
+ * Checks that `range` can hold sandboxes' host uids: no uid 0, not the worker's own ids, no user or
+ * group of the host, no subordinate id range (a rootless user's containers) overlaps it.
+ *
+ * @throws AppError `SANDBOX_UNAVAILABLE` naming what the range overlaps.
+ */
+export async function checkSandboxUids(range: HostUidRange, files: HostIdFiles = HOST_ID_FILES): Promise<void> {
+  const problem = rangeProblem(range) ?? (await overlap(range, files));
+  if (problem !== undefined) {
+    throw new AppError("SANDBOX_UNAVAILABLE", `sandbox uid range ${describe(range)}: ${problem} (REVIEWBOT_SANDBOX_UIDS)`);
   }
 }
 

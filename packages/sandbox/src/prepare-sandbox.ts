@@ -95,14 +95,15 @@ export async function prepareSandbox(setup: SandboxSetup): Promise<PreparedSandb
 function createEngine(name: SandboxEngineName, setup: SandboxSetup, uids: HostUidPool | undefined): Promise<SandboxEngine> {
   if (name === "bwrap") return BwrapEngine.create({ images: setup.images, cacheDir: setup.stateDir, ...(uids === undefined ? {} : { uids }) });
   // Without a configured socket the engine runs its own private service (dockerd only as root),
-  // rootful since the worker is root: it runs helpers as the pool's uids. A configured socket may
-  // be a rootless engine's, where only the user's subordinate ids exist: uid 10001 there.
+  // rootful since the worker is root: it runs helpers as the pool's uids. A configured socket's
+  // daemon may be shared with workers in other containers or hosts: its runs lease uids by
+  // container name there (in the user's namespace for a rootless daemon).
   const socketPath = name === "podman" ? setup.podmanSocket : setup.dockerSocket;
   return createContainerEngine({
     kind: name,
     janitorIntervalMs: JANITOR_INTERVAL_MS,
     stateDir: join(setup.stateDir, name),
     containersConf: setup.containersConf,
-    ...(socketPath === undefined ? (uids === undefined ? {} : { uids }) : { socketPath }),
+    ...(socketPath === undefined ? (uids === undefined ? {} : { uids }) : { socketPath, ...(setup.uids === undefined ? {} : { daemonUids: setup.uids }) }),
   });
 }
