@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError, ERROR_CATALOGUE, isAppError, type ErrorCode } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { ChatRequest } from "@reviewbot/llm/chat";
 import {
   AiCacheResponse,
@@ -110,9 +111,7 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, cre
     if (isCatalogued(code) && BROKER_ANSWERS.has(code)) throw new AppError(code, `the broker answered: ${message}`);
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new AppError("API_UNAVAILABLE", "the api answered with an unexpected body");
-  return parsed.data;
+  return parseOrThrow(schema, json, "API_UNAVAILABLE", { message: (problem) => `the api answered with an unexpected body at ${problem}` });
 }
 
 /** `Retry-After` in seconds (the only form the api sends), as `{ retryAfterMs }`; nothing otherwise. */

@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { bearerToken } from "../bearer-token.js";
 import { readRawBody } from "../read-raw-body.js";
 import { sendError } from "../send-error.js";
@@ -28,13 +29,7 @@ export async function readWorkerRequest<T extends z.ZodType>(
   } catch {
     throw new AppError("REQUEST_INVALID", "the body is not JSON");
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
-    throw new AppError("REQUEST_INVALID", `${field}: ${issue?.message ?? "invalid"}`, { details: { field } });
-  }
-  return { worker, body: parsed.data };
+  return { worker, body: parseOrThrow(schema, json, "REQUEST_INVALID") };
 }
 
 /**
