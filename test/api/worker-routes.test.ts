@@ -364,3 +364,29 @@ describe("tokens die with their job", () => {
     expect(standIn.state.tokens.has(String(res.body.token))).toBe(true);
   });
 });
+
+describe("failures of the api's own", () => {
+  it("answers an error that is not in the catalogue 500 INTERNAL without its message, logged once with it", async () => {
+    const broken = await startApi({ workers: 1, tokens: { mint: () => Promise.reject(new Error("minting failed at /srv/app-key.pem")), revoke: () => Promise.resolve() } });
+    const connection = createRedisConnection(broken.redisUrl, { name: "test-consumer-broken", blocking: true });
+    const holder = new Worker(REVIEW_QUEUE, null, { connection, autorun: false });
+    try {
+      const jobId = await enqueue(31, broken);
+      await take("lock-b", holder);
+      const res = await post("claim", { jobId, lockToken: "lock-b" }, broken.workerCredentials[0] ?? "", broken);
+      expect(res).toEqual({ status: 500, body: { error: { code: "INTERNAL", message: "internal error" } } });
+      const failed = broken.logs.filter((entry) => entry.jobId === jobId && entry.code === "INTERNAL");
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ msg: "worker request failed", route: "claim", err: { message: "minting failed at /srv/app-key.pem" } });
+    } finally {
+      await holder.close();
+      connection.disconnect();
+      await broken.close();
+    }
+  });
+
+  it("answers a path it does not serve 404 NOT_FOUND in the one error body", async () => {
+    const res = await fetch(`${api.url}/internal/jobs/claims`, { method: "POST" });
+    expect([res.status, await res.json()]).toEqual([404, { error: { code: "NOT_FOUND", message: "no such route" } }]);
+  });
+});

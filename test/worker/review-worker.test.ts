@@ -8,6 +8,7 @@ import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "@reviewbot/queue/review-queue";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import { eventually } from "../sandbox/cancel-fixture.js";
+import { logRecords } from "../support/app-process.js";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { helperEntry } from "../support/review-repos.js";
 import { addReviewRepo, addSampleRepo, localJob, openWorkerStand, waitForState, waitForTask, type WorkerStand } from "../support/worker-fixture.js";
@@ -60,6 +61,11 @@ describe("review worker (local source, bwrap)", () => {
     expect(job?.failedReason).toMatch(/^JOB_INVALID: review job repository: must be owner\/name/);
     expect(job?.attemptsMade).toBe(1);
     expect((await taskIds()).filter((task) => task.endsWith(id))).toEqual([]);
+    // Logged once, where the failure was handled (issue 13: BullMQ's failed event logged it again).
+    const linesOf = () => logRecords(worker.logs()).filter((line) => line.jobId === id);
+    expect(await eventually(() => Promise.resolve(linesOf().length > 0), 5000)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(linesOf().map((line) => line.msg)).toEqual(["review job invalid"]);
   });
 
   it("does not run a job whose PR has a newer head", async () => {

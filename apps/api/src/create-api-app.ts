@@ -3,7 +3,7 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { type AiOffer, JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
-import { isAppError } from "@reviewbot/core/errors";
+import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ApiMetrics } from "./api-metrics.js";
@@ -12,6 +12,7 @@ import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./body-read-slots.js";
 import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "./decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
+import { rejectRequest } from "./reject-request.js";
 import { sendError } from "./send-error.js";
 import { aiCacheHandler } from "./broker/ai-cache-handler.js";
 import { claimHandler, type ClaimDeps, type TokenMinter } from "./broker/claim-handler.js";
@@ -103,7 +104,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.get("/healthz", healthHandler);
   app.get("/readyz", readyHandler(deps.redis));
   app.use((_request, response) => {
-    response.status(404).json({ error: { code: "NOT_FOUND", message: "no such route" } });
+    sendError(response, new AppError("NOT_FOUND", "no such route"));
   });
   app.use(errorHandler(deps.logger));
   return app;
@@ -111,10 +112,9 @@ export function createApiApp(deps: ApiDeps): Express {
 
 function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err: unknown, request, response, next) => {
-    logger.error({ err, method: request.method, path: request.path }, "request failed");
+    const answered = response.headersSent;
+    rejectRequest(response, err, { logger, fields: { method: request.method, path: request.path }, refused: "request failed" });
     // Headers already sent: only Express's default handler can end the response (it closes it).
-    if (response.headersSent) next(err);
-    else if (isAppError(err)) sendError(response, err);
-    else response.status(500).json({ error: { code: "INTERNAL", message: "internal error" } });
+    if (answered) next(err);
   };
 }

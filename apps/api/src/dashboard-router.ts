@@ -7,7 +7,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { hasBasicCredentials, type BasicCredentials } from "./basic-auth.js";
 import { isSameOriginRequest } from "./same-origin.js";
-import { sendError } from "./send-error.js";
+import { sendError, type ErrorBody } from "./send-error.js";
 
 /** Where the dashboard lives; the router is mounted on `/admin`. */
 export const DASHBOARD_PATH = "/admin/queues";
@@ -44,7 +44,7 @@ export function dashboardRouter(queues: readonly Queue[], credentials: BasicCred
 /** Answers every /admin request when no password is configured: the dashboard is off, never open. */
 export const dashboardDisabled: RequestHandler = (_request, response) => {
   response.setHeader("Cache-Control", "no-store");
-  response.status(404).json({ error: { code: "UNAUTHENTICATED", message: "the dashboard is disabled (REVIEWBOT_DASHBOARD_PASSWORD is not set)" } });
+  response.status(404).json({ error: { code: "UNAUTHENTICATED", message: "the dashboard is disabled (REVIEWBOT_DASHBOARD_PASSWORD is not set)" } } satisfies ErrorBody);
 };
 
 const securityHeaders: RequestHandler = (_request, response, next) => {

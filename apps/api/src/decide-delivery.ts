@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { ResolveTask } from "@reviewbot/queue/github-task";
 import { ReviewJob } from "@reviewbot/queue/review-job";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
@@ -161,9 +161,5 @@ function resolve(event: RepositoryEvent, pullNumber: number, deliveryId: string,
 }
 
 function parsePayload<T extends z.ZodType>(schema: T, payload: unknown): z.infer<T> {
-  const parsed = schema.safeParse(payload);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
-  throw new AppError("WEBHOOK_MALFORMED", `payload field ${field}: ${issue?.message ?? "invalid"}`, { details: { field } });
+  return parseOrThrow(schema, payload, "WEBHOOK_MALFORMED", { message: (problem) => `payload field ${problem}` });
 }

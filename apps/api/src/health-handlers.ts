@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import type { Redis } from "ioredis";
+import type { ErrorBody } from "./send-error.js";
 import { withDeadline } from "./with-deadline.js";
 
 /** How long Redis may take to answer PING before the process reports itself not ready. */
@@ -19,7 +20,7 @@ export function readyHandler(redis: Redis): RequestHandler {
       await withDeadline(redis.ping(), READY_DEADLINE_MS, "QUEUE_UNAVAILABLE", "Redis did not answer PING");
       response.status(200).json({ status: "ready" });
     } catch {
-      response.status(503).json({ status: "unavailable", error: { code: "QUEUE_UNAVAILABLE", message: "Redis did not answer PING in time" } });
+      response.status(503).json({ status: "unavailable", error: { code: "QUEUE_UNAVAILABLE", message: "Redis did not answer PING in time" } } satisfies ErrorBody & { status: string });
     }
   };
 }

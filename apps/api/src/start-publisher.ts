@@ -1,7 +1,7 @@
-import { UnrecoverableError, Worker, type Job } from "bullmq";
+import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
-import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
+import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { openGitHubTask } from "@reviewbot/queue/github-task";
 import { GITHUB_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ApiMetrics } from "./api-metrics.js";
@@ -18,7 +18,8 @@ export interface PublisherOptions extends GitHubTaskDeps {
 /**
  * The publisher: a BullMQ worker on the GitHub queue, inside the API process (the only holder of
  * the App key). A task without the api's seal fails at once, like an invalid one; an invalid task or a final error fails the task at once (UnrecoverableError, with
- * the reason); a retryable one (GITHUB_API_FAILED, Redis) is retried with the task's backoff.
+ * the reason); a retryable one (GITHUB_API_FAILED, Redis) is retried with the task's backoff, and
+ * its last attempt fails with its code too ({@link attemptFailure}).
  */
 export function startPublisher(options: PublisherOptions): Worker {
   const { metrics, logger } = options;
@@ -39,16 +40,12 @@ export function startPublisher(options: PublisherOptions): Worker {
         const outcome = await handleGitHubTask(task, options, taskLog);
         metrics.publisherTasks.inc({ kind: task.kind, outcome });
       } catch (err) {
-        const final = isAppError(err) && !err.retryable;
-        const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-        metrics.publisherTasks.inc({ kind: labelFor(kind), outcome: final || lastAttempt ? "failed" : "retry" });
-        if (final) {
-          log.error({ err, code: err.code }, "publisher task failed for good");
-          throw new UnrecoverableError(`${err.code}: ${err.message}`);
-        }
-        if (lastAttempt) log.error({ err }, "publisher task failed after its last attempt");
-        else log.warn({ err }, "publisher task failed; retrying with backoff");
-        throw err;
+        const failure = attemptFailure(job, err);
+        metrics.publisherTasks.inc({ kind: labelFor(kind), outcome: failure.final ? "failed" : "retry" });
+        if (!failure.final) log.warn({ err, code: failure.code }, "publisher task failed; retrying with backoff");
+        else if (failure.retryable) log.error({ err, code: failure.code }, "publisher task failed after its last attempt");
+        else log.error({ err, code: failure.code }, "publisher task failed for good");
+        throw failure.thrown;
       }
     },
     { connection: options.blockingConnection, concurrency: options.concurrency ?? 4, autorun: true },

@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import { AppError, isAppError } from "@reviewbot/core/errors";
+import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { acceptDelivery, type Accepted, type DeliveryQueues } from "./accept-delivery.js";
 import type { ApiMetrics } from "./api-metrics.js";
@@ -8,7 +8,7 @@ import { createBodyReadSlots, type BodyReadSlots } from "./body-read-slots.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
 import { bodyDigest } from "./delivery-ledger.js";
 import { readBodyChunks, refuseDeclaredLength } from "./read-raw-body.js";
-import { sendError } from "./send-error.js";
+import { rejectRequest } from "./reject-request.js";
 import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 export interface WebhookDeps {
@@ -79,7 +79,9 @@ async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyRe
   refuseDeclaredLength(request, deps.maxBytes);
   const release = slots.tryAcquire();
   if (release === null) {
-    throw new AppError("WEBHOOK_BUSY", "too many webhook bodies are being read; retry later", { details: { limit: deps.maxConcurrentReads } });
+    throw new AppError("WEBHOOK_BUSY", "too many webhook bodies are being read; retry later", {
+      details: { limit: deps.maxConcurrentReads, retryAfterMs: BUSY_RETRY_AFTER_S * 1000 },
+    });
   }
   try {
     const hmac = createHmac("sha256", deps.secret);
@@ -108,21 +110,16 @@ function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Ac
 }
 
 function reject(deps: WebhookDeps, request: Request, response: Response, event: string, err: unknown): void {
-  const error = isAppError(err) ? err : new AppError("QUEUE_UNAVAILABLE", "the delivery could not be accepted", { cause: err });
+  // An unread body (refused by its headers, or never sent) must not be parsed as the next request.
+  if (!request.complete) response.setHeader("Connection", "close");
+  const fields = { event, deliveryId: header(request, "x-github-delivery")?.slice(0, 100), remoteAddress: request.socket.remoteAddress };
+  const error = rejectRequest(response, err, { logger: deps.logger, fields, refused: "webhook refused" }, notAccepted);
   deps.metrics.webhooks.inc({ event, outcome: "rejected", reason: error.code });
-  const fields = {
-    code: error.code,
-    event,
-    deliveryId: header(request, "x-github-delivery")?.slice(0, 100),
-    remoteAddress: request.socket.remoteAddress,
-    err: error.status >= 500 ? error : undefined,
-  };
-  if (error.status >= 500) deps.logger.error(fields, "webhook refused");
-  else deps.logger.warn({ ...fields, reason: error.message }, "webhook refused");
-  if (error.code === "WEBHOOK_BUSY") response.setHeader("Retry-After", String(BUSY_RETRY_AFTER_S));
-  // An unread body (too large, refused by its headers, or never sent) must not be parsed as the next request.
-  if (error.code === "WEBHOOK_TOO_LARGE" || error.code === "WEBHOOK_BUSY" || !request.complete) response.setHeader("Connection", "close");
-  sendError(response, error);
+}
+
+/** Anything else that stops a delivery is Redis not taking it: GitHub shows it failed, to redeliver. */
+function notAccepted(err: unknown): AppError {
+  return new AppError("QUEUE_UNAVAILABLE", "the delivery could not be accepted", { cause: err });
 }
 
 function isJson(contentType: string | undefined): boolean {

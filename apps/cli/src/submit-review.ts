@@ -4,6 +4,7 @@ import { isAbsolute, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Queue } from "bullmq";
 import { AppError } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { enqueueReview, type EnqueueOutcome } from "@reviewbot/queue/enqueue-review";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
@@ -42,7 +43,7 @@ export async function submitReview(args: SubmitArgs, redis: RedisLogin, seal: Qu
   const inside = relative(resolve(args.repoDir), repo);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
   const baseRef = args.base.replace(/^refs\/heads\//, "");
-  const job = ReviewJob.safeParse({
+  const job = parseOrThrow(ReviewJob, {
     installationId: LOCAL_INSTALLATION_ID,
     repositoryId: repositoryId(args.repository),
     repository: args.repository,
@@ -56,15 +57,11 @@ export async function submitReview(args: SubmitArgs, redis: RedisLogin, seal: Qu
     headFrom: "event",
     deliveryId: randomUUID(),
     trigger: "local",
-  });
-  if (!job.success) {
-    const issue = job.error.issues[0];
-    throw new AppError("USAGE", `${String(issue?.path[0] ?? "job")}: ${issue?.message ?? "invalid"}`);
-  }
+  }, "USAGE");
   const connection = createRedisConnection(redis.url, { name: "cli-submit", blocking: false, password: redis.password });
   const queue = new Queue(REVIEW_QUEUE, { connection });
   try {
-    return { job: job.data, outcome: await enqueueReview(queue, connection, seal, job.data) };
+    return { job: job, outcome: await enqueueReview(queue, connection, seal, job) };
   } catch (err) {
     throw new AppError("QUEUE_UNAVAILABLE", "could not enqueue the review", { cause: err });
   } finally {

@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { AppError, ERROR_CATALOGUE, isAppError, type ErrorCode } from "@reviewbot/core/errors";
+import { AppError, ErrorCode, isAppError } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { ChatRequest } from "@reviewbot/llm/chat";
 import {
   AiCacheResponse,
@@ -101,26 +102,21 @@ async function post<T extends z.ZodType>(url: URL, body: unknown, schema: T, cre
   }
   const json = (await response.json().catch(() => null)) as { error?: { code?: unknown; message?: unknown } } | null;
   if (!response.ok) {
-    const code = typeof json?.error?.code === "string" ? json.error.code : "";
+    // Only a code of the catalogue is taken at its word; anything else is the api being unavailable.
+    const code = ErrorCode.safeParse(json?.error?.code).data;
     const message = typeof json?.error?.message === "string" ? json.error.message.slice(0, 300) : `HTTP ${response.status}`;
     // A refused credential says nothing about the job: another worker may run it (retryable).
     if (code === "UNAUTHENTICATED") throw new AppError("API_UNAVAILABLE", `the api refused this worker's credential (revoked?): ${message}`);
-    if (response.status < 500 && isCatalogued(code)) throw new AppError(code, `the api refused: ${message}`, { details: retryAfter(response) });
+    if (response.status < 500 && code !== undefined) throw new AppError(code, `the api refused: ${message}`, { details: retryAfter(response) });
     // The broker's word on the model or a fetch (it retried the provider already) keeps its code.
-    if (isCatalogued(code) && BROKER_ANSWERS.has(code)) throw new AppError(code, `the broker answered: ${message}`);
+    if (code !== undefined && BROKER_ANSWERS.has(code)) throw new AppError(code, `the broker answered: ${message}`);
     throw new AppError("API_UNAVAILABLE", `the api answered ${response.status}: ${message}`);
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new AppError("API_UNAVAILABLE", "the api answered with an unexpected body");
-  return parsed.data;
+  return parseOrThrow(schema, json, "API_UNAVAILABLE", { message: (problem) => `the api answered with an unexpected body at ${problem}` });
 }
 
 /** `Retry-After` in seconds (the only form the api sends), as `{ retryAfterMs }`; nothing otherwise. */
 function retryAfter(response: Response): { retryAfterMs?: number } {
   const header = response.headers.get("retry-after") ?? "";
   return /^\d{1,6}$/.test(header) ? { retryAfterMs: Number(header) * 1000 } : {};
-}
-
-function isCatalogued(code: string): code is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOGUE, code);
 }

@@ -83,9 +83,6 @@ async function main(): Promise<void> {
   worker.on("error", (err) => {
     logger.error({ err }, "worker error");
   });
-  worker.on("failed", (job, err) => {
-    logger.info({ jobId: job?.id, reason: err.message }, "review job failed");
-  });
 
   let closing: Promise<void> | undefined;
   const shutdown = (signal: NodeJS.Signals): Promise<void> => {

@@ -6,6 +6,7 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
+import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { readReviewJob } from "@reviewbot/queue/queued-review-job";
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { ClaimResponse, JobOutcome } from "@reviewbot/queue/worker-protocol";
@@ -73,21 +74,38 @@ const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
  * the api's answer. A claim the api refuses because the job's installation runs as many reviews as
  * it allows (`INSTALLATION_BUSY`) goes back to the queue for the `Retry-After` the api gave, without
  * spending an attempt. A review past its deadline (the signal aborts with `REVIEW_TIMEOUT`) is
- * reported and failed for good. Final errors become `UnrecoverableError`; retryable ones are
- * rethrown for BullMQ's backoff; a job handed back at shutdown returns to the queue at once.
+ * reported and failed for good. Other errors go through {@link attemptFailure}: final ones (a
+ * final code, or the last attempt) are reported and become `UnrecoverableError`; retryable ones are
+ * rethrown for BullMQ's backoff; a job handed back at shutdown returns to the queue at once. Each
+ * failed attempt is logged once, here (BullMQ's `failed` event is not logged again).
  */
 export async function processReviewJob(job: Job, lockToken: string | undefined, deps: ProcessDependencies): Promise<ReviewJobResult> {
-  const jobId = job.id ?? "";
-  const lock = lockToken ?? "";
   let queued: ReviewJob;
   try {
     queued = readReviewJob(job.data);
   } catch (err) {
     deps.metrics.countJob("invalid");
-    deps.logger.warn({ jobId, err }, "review job invalid");
-    throw new UnrecoverableError(isAppError(err) ? `${err.code}: ${err.message}` : String(err));
+    deps.logger.warn({ jobId: job.id, err }, "review job invalid");
+    throw attemptFailure(job, err).thrown;
   }
-  const logger = deps.logger.child({ jobId, repo: queued.repository, pr: queued.pullNumber, headSha: queued.headSha });
+  const logger = deps.logger.child({ jobId: job.id, repo: queued.repository, pr: queued.pullNumber, headSha: queued.headSha });
+  try {
+    return await reviewQueuedJob(job, lockToken, queued, { ...deps, logger });
+  } catch (err) {
+    // Deferred, handed back, or failed for good where that was decided (a deadline): logged there.
+    if (err instanceof DelayedError || err instanceof UnrecoverableError) throw err;
+    const failure = attemptFailure(job, err);
+    logger.error({ err, code: failure.code, final: failure.final, attempt: failure.attempt }, "review failed");
+    deps.metrics.countJob(failure.final ? "failed" : "retried");
+    throw failure.thrown;
+  }
+}
+
+/** The job once read: supersession, the PR's lease, the claim, then the review or the answer. */
+async function reviewQueuedJob(job: Job, lockToken: string | undefined, queued: ReviewJob, deps: ProcessDependencies): Promise<ReviewJobResult> {
+  const jobId = job.id ?? "";
+  const lock = lockToken ?? "";
+  const logger = deps.logger;
   // A job that answers a reply is no review of a head: a push neither supersedes nor waits for it.
   const answering = queued.reply !== null;
   if (!answering && (await isSuperseded(deps.redis, queued))) {
@@ -106,9 +124,9 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   try {
     const claim = await deps.jobs.claim(jobId, lock);
     // What the job is comes from the api's sealed job, not the queued copy.
-    if (claim.job.reply !== null) return await runAnswer(jobId, lock, claim, signal, { ...deps, logger });
-    const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, { ...deps, logger });
-    return await runReview(job, lock, claim, signal, { ...deps, logger }, ai);
+    if (claim.job.reply !== null) return await runAnswer(jobId, lock, claim, signal, deps);
+    const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, deps);
+    return await runReview(job, lock, claim, signal, deps, ai);
   } catch (err) {
     if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
       const delayMs = busyDelayMs(err);
@@ -137,17 +155,10 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
       logger.warn({ attempt: job.attemptsMade + 1 }, "review ran past its deadline");
       throw new UnrecoverableError(`REVIEW_TIMEOUT: ${message}`);
     }
-    const code: ErrorCode = isAppError(err) ? err.code : "INTERNAL";
-    const final = isAppError(err) && !err.retryable ? true : job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const message = err instanceof Error ? (err.message.split("\n", 1)[0] ?? "") : String(err);
-    logger.error({ err, code, final, attempt: job.attemptsMade + 1 }, "review failed");
-    if (!final) {
-      deps.metrics.countJob("retried");
-      throw err;
-    }
-    deps.metrics.countJob("failed");
-    if (!REFUSED_BY_API.has(code)) await report(deps, jobId, lock, failure(code, message), logger);
-    throw new UnrecoverableError(`${code}: ${message}`);
+    // A review that failed for good is reported while it holds the PR's lease, unless the api refused the job itself.
+    const { final, code, reason } = attemptFailure(job, err);
+    if (final && !REFUSED_BY_API.has(code)) await report(deps, jobId, lock, failure(code, reason), logger);
+    throw err;
   } finally {
     finish();
     await lease?.release().catch((err: unknown) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { AppError } from "./errors.js";
+import { parseOrThrow } from "./parse-or-throw.js";
 
 /**
  * Reads an app's configuration from its environment through the app's one strict schema (built
@@ -31,13 +32,12 @@ export function parseEnvConfig<T extends z.ZodObject>(schema: T, env: NodeJS.Pro
     slice[base] = readSecretFile(key, path);
     Reflect.deleteProperty(slice, key);
   }
-  const parsed = schema.safeParse(slice);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue?.path[0] ?? "");
-    throw new AppError("CONFIG_INVALID", `${key}: ${issue?.message ?? "invalid"}`);
-  }
-  return Object.freeze(parsed.data);
+  return Object.freeze(parseOrThrow(schema, slice, "CONFIG_INVALID", { field: variableOf }));
+}
+
+/** The variable an issue is about: each unknown name, not the object that holds them. */
+function variableOf(issue: z.core.$ZodIssue): string {
+  return issue.code === "unrecognized_keys" ? issue.keys.join(", ") : String(issue.path[0] ?? "");
 }
 
 function readSecretFile(key: string, path: string): string {

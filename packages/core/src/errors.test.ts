@@ -4,9 +4,17 @@ import { AppError, ERROR_CATALOGUE, isAppError } from "./errors.js";
 
 const docs = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8");
 
+/** The table's rows: code → its status, retry and meaning columns as written. */
+const rows = new Map([...docs.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (yes|no) \| (.*) \|$/gm)].map((m) => [m[1], { status: Number(m[2]), retryable: m[3] === "yes", meaning: m[4] ?? "" }]));
+
 describe("error catalogue", () => {
   it.each(Object.keys(ERROR_CATALOGUE))("documents %s in docs/errors.md", (code) => {
     expect(docs).toMatch(new RegExp(`^\\| \`${code}\` \\|`, "m"));
+  });
+
+  it.each(Object.entries(ERROR_CATALOGUE))("documents the status and retry policy %s has, and what it means", (code, spec) => {
+    expect(rows.get(code)).toMatchObject({ status: spec.status, retryable: spec.retryable });
+    expect(rows.get(code)?.meaning.length).toBeGreaterThan(20);
   });
 
   it("documents no code that does not exist", () => {

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * The error catalogue: every failure reviewbot reports has one code here, with the HTTP status the
  * API maps it to and whether a worker should retry the job. Documented in docs/errors.md; a test
@@ -49,6 +51,9 @@ export const ERROR_CATALOGUE = {
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** A code read from across a process boundary (a queue entry, a worker's report): the catalogue's, or refused. */
+export const ErrorCode = z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]);
 
 export interface AppErrorOptions {
   readonly cause?: unknown;

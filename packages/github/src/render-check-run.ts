@@ -1,3 +1,4 @@
+import type { ErrorCode } from "@reviewbot/core/errors";
 import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
@@ -19,7 +20,7 @@ export interface RenderedCheckRun {
 export type CheckRunOutcome =
   | { readonly kind: "completed"; readonly report: PublishedReport }
   | { readonly kind: "superseded"; readonly supersededBy: string }
-  | { readonly kind: "failed"; readonly code: string; readonly reason: string };
+  | { readonly kind: "failed"; readonly code: ErrorCode; readonly reason: string };
 
 /** Default cap on annotations per check run: 20 batches of 50. */
 export const DEFAULT_MAX_ANNOTATIONS = 1000;

@@ -1,6 +1,7 @@
 import type { Octokit } from "@octokit/core";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { z } from "zod";
 import { ReviewThread, threadVerdict } from "./thread-verdict.js";
 
@@ -115,9 +116,5 @@ async function ask(octokit: Octokit, query: string, variables: Record<string, un
 }
 
 function checked<T extends z.ZodType>(schema: T, answer: unknown, what: string, details: Details): z.infer<T> {
-  const parsed = schema.safeParse(answer);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
-  throw new AppError("GITHUB_API_FAILED", `GitHub's answer to the ${what} has the wrong shape at ${field}: ${issue?.message ?? "invalid"}`, { details });
+  return parseOrThrow(schema, answer, "GITHUB_API_FAILED", { message: (problem) => `GitHub's answer to the ${what} has the wrong shape at ${problem}`, details });
 }

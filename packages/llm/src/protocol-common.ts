@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { ChatResponse, MAX_TOOLS } from "./chat.js";
 
 /** `LLM_RESPONSE_INVALID` with `message`: what did not match, never the provider's text. */
@@ -12,11 +13,7 @@ export function invalidResponse(message: string): AppError {
  * message (zod's messages name the expected type, never the received value).
  */
 export function parseOrRefuse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.map(String).join(".")}`;
-  throw invalidResponse(`${what} does not match the protocol${path}: ${issue?.message ?? "invalid"}`);
+  return parseOrThrow(schema, value, "LLM_RESPONSE_INVALID", { message: (problem) => `${what} does not match the protocol at ${problem}` });
 }
 
 /** The answer as the chat contract has it, checked against it (lengths, counts, non-empty ids). */

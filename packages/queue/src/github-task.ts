@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_CATALOGUE, type ErrorCode } from "@reviewbot/core/errors";
+import { ErrorCode } from "@reviewbot/core/errors";
 import { parseContract } from "./parse-contract.js";
 import { PublishedReport } from "./published-report.js";
 import type { QueueSeal } from "./queue-seal.js";
@@ -32,7 +32,7 @@ const AnswerTask = z.strictObject({ kind: z.literal("answer"), ...reviewRef, ans
 const FailedTask = z.strictObject({
   kind: z.literal("failed"),
   ...reviewRef,
-  code: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
+  code: ErrorCode,
   reason: z.string().max(2000),
 });
 

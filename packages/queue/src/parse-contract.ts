@@ -1,4 +1,4 @@
-import { AppError } from "@reviewbot/core/errors";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { z } from "zod";
 
 /**
@@ -6,9 +6,5 @@ import type { z } from "zod";
  * that names the first bad field, so the job fails with its reason and never runs.
  */
 export function parseContract<T extends z.ZodType>(schema: T, what: string, data: unknown): z.infer<T> {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
-  throw new AppError("JOB_INVALID", `${what} ${field}: ${issue?.message ?? "invalid"}`);
+  return parseOrThrow(schema, data, "JOB_INVALID", { message: (problem) => `${what} ${problem}` });
 }

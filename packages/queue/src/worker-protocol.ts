@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ERROR_CATALOGUE, type ErrorCode } from "@reviewbot/core/errors";
+import { ErrorCode } from "@reviewbot/core/errors";
 import { ChatRequest, ChatResponse } from "@reviewbot/llm/chat";
 import { PublishedAiFinding, PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
@@ -70,8 +70,6 @@ export const ClaimResponse = z.strictObject({
 });
 export type ClaimResponse = z.infer<typeof ClaimResponse>;
 
-const codes = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
-
 /**
  * How a job ended: a review's report, a reply's answer (the model's text, posted in the thread),
  * a final failure (a catalogue code), or skipped (superseded before it began).
@@ -79,7 +77,7 @@ const codes = Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]];
 export const JobOutcome = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("completed"), report: PublishedReport }),
   z.strictObject({ kind: z.literal("answered"), answer: z.string().min(1).max(MAX_ANSWER_CHARS) }),
-  z.strictObject({ kind: z.literal("failed"), code: z.enum(codes), reason: z.string().max(2000) }),
+  z.strictObject({ kind: z.literal("failed"), code: ErrorCode, reason: z.string().max(2000) }),
   z.strictObject({ kind: z.literal("skipped") }),
 ]);
 export type JobOutcome = z.infer<typeof JobOutcome>;

@@ -1,10 +1,11 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import { AppError, isAppError } from "@reviewbot/core/errors";
+import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
+import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { bearerToken } from "../bearer-token.js";
 import { readRawBody } from "../read-raw-body.js";
-import { sendError } from "../send-error.js";
+import { rejectRequest } from "../reject-request.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 /**
@@ -28,29 +29,20 @@ export async function readWorkerRequest<T extends z.ZodType>(
   } catch {
     throw new AppError("REQUEST_INVALID", "the body is not JSON");
   }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const field = issue === undefined || issue.path.length === 0 ? "(root)" : issue.path.join(".");
-    throw new AppError("REQUEST_INVALID", `${field}: ${issue?.message ?? "invalid"}`, { details: { field } });
-  }
-  return { worker, body: parsed.data };
+  return { worker, body: parseOrThrow(schema, json, "REQUEST_INVALID") };
 }
 
 /**
  * Answers a refused worker request with its code, logged once: a refusal is what an attacker
  * holding a worker host sees, so each one is a warning with who asked for what (a busy
- * installation, which says when to retry in `Retry-After`, is only news).
+ * installation, the cap working rather than a worker misbehaving, is only news).
  */
 export function refuseWorkerRequest(response: Response, err: unknown, fields: Record<string, unknown>, logger: Logger): void {
-  const error = isAppError(err) ? err : new AppError("INTERNAL", "internal error", { cause: err });
-  const context = { ...fields, code: error.code, ...error.details };
-  if (error.status >= 500) logger.error({ ...context, err }, "worker request failed");
-  // A busy installation is the cap working, not a worker misbehaving.
-  else if (error.code === "INSTALLATION_BUSY") logger.info(context, "claim deferred: installation busy");
-  else logger.warn({ ...context, reason: error.message }, "worker request refused");
-  if (error.code === "WEBHOOK_TOO_LARGE") response.setHeader("Connection", "close");
-  const retryAfterMs = error.details.retryAfterMs;
-  if (typeof retryAfterMs === "number") response.setHeader("Retry-After", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
-  sendError(response, error.code === "INTERNAL" ? new AppError("INTERNAL", "internal error") : error);
+  rejectRequest(response, err, {
+    logger,
+    fields,
+    refused: "worker request refused",
+    failed: "worker request failed",
+    deferred: "claim deferred: installation busy",
+  });
 }
