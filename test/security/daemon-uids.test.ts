@@ -55,6 +55,8 @@ describe.each(CONTAINER_ENGINES)("workers sharing a rootful $name daemon through
   it("never hands out a uid whose name another holds on the daemon: with one of two squatted, a second run in flight is refused", async () => {
     const range: HostUidRange = { first: DEFAULT_SANDBOX_UIDS.first + DEFAULT_SANDBOX_UIDS.count - 2, count: 2 };
     const worker = await socketEngine(name, daemon.socketPath, { daemonUids: range });
+    // A root worker hands an install's mount to the run's uid: installs run here.
+    expect(worker.engine.runsInstalls).toBe(true);
     // Created, never started: it holds the name as a crashed worker's container would.
     const squatter = await daemon.docker.createContainer({ Image: BASE_IMAGE, Cmd: ["true"], name: `reviewbot-uid-${String(range.first)}` });
     try {
@@ -111,5 +113,17 @@ describe.each(ROOTLESS)("helpers on a rootless $name daemon", ({ name, kind, sta
       // Container uid N is subordinate id N - 1: each run's uid is one of the namespaced range's.
       expect(inRange(NAMESPACED_SANDBOX_UIDS, uid - subordinate.start + 1), String(uid)).toBe(true);
     }
+  });
+
+  it("refuses a run with a writable mount (an install), which the worker cannot hand to a uid of the namespace, and says so up front", async () => {
+    const engine = worker?.engine ?? expect.fail("no engine");
+    const stateDir = rootless?.stateDir ?? expect.fail("no rootless user");
+    expect(engine.runsInstalls).toBe(false);
+    const target = await mkdtemp(join(stateDir, "install-"));
+    const worktree = await reachableTempDir("rootless-install");
+    await expect(engine.run(shellSpec(worktree, "touch /opt/reviewbot/deps/x", { mounts: [{ source: target, target: "/opt/reviewbot/deps", writable: true }] }))).rejects.toMatchObject({
+      code: "POLICY_DENIED",
+      message: expect.stringContaining("writable mount needs a run uid of its own") as unknown,
+    });
   });
 });

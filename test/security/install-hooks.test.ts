@@ -290,7 +290,9 @@ describe("install hooks under bubblewrap", () => {
       const report = await reviewPullRequest(request, { cache, engine: opened.engine, operator, logger: silentLogger(), secrets: [] });
       const refused = helper(report, name);
       expect(refused).toMatchObject({ engine: "bwrap", install: { status: "not-run" } });
-      expect(refused.problems).toContain("install hook not run: install hooks need the container engine (this worker runs bwrap)");
+      expect(refused.problems).toContain(
+        "install hook not run: install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs bwrap)",
+      );
       await mkdir(join(root, "x"), { recursive: true });
       // Even asked directly, the engine refuses mounts rather than run without them.
       await expect(

@@ -38,6 +38,8 @@ export interface BwrapEngineOptions {
  */
 export class BwrapEngine implements SandboxEngine {
   readonly name = "bwrap";
+  /** bwrap mounts no extra directory (`refuseMounts`). */
+  readonly runsInstalls = false;
   /** The host uids runs get (a root worker), or undefined: bwrap runs as the worker itself. */
   readonly uids: HostUidPool | undefined;
   /** False when runs get no memory, pids or CPU limit (not root, or no cgroup v1); the probe says so. */

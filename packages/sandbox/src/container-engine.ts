@@ -15,7 +15,7 @@ import type { EngineService } from "./engine-service.js";
 import type { HostUidRange } from "./host-uid-pool.js";
 import { bindNoexec } from "./noexec-bind.js";
 import { ownTree } from "./own-tree.js";
-import { createAsRunUid, type RunUid, type RunUids } from "./run-uid.js";
+import { createAsRunUid, handsOverMounts, type RunUid, type RunUids } from "./run-uid.js";
 import { ownIds } from "./sandbox-user.js";
 import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
@@ -80,6 +80,11 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.stateDir = options.stateDir;
     this.#memoryCgroupDir = options.memoryCgroupDir;
     this.uids = options.uids;
+  }
+
+  /** An install's writable mount goes to its own uid (or, with no source of uids, every run is 10001). */
+  get runsInstalls(): boolean {
+    return handsOverMounts(this.uids);
   }
 
   /** The uids runs get, one per run in flight (as the daemon sees them); undefined: uid 10001 for all. */

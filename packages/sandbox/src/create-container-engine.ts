@@ -85,7 +85,9 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
  * containers of their own cannot see one another's host leases).
  */
 async function runUids(config: ContainerEngineConfig, docker: Dockerode, privateDaemon: boolean): Promise<{ uids?: RunUids }> {
-  if (privateDaemon) return config.uids === undefined ? {} : { uids: { kind: "host-pool", pool: config.uids } };
+  if (privateDaemon && config.uids !== undefined) return { uids: { kind: "host-pool", pool: config.uids } };
+  // A worker that is not root runs its private Podman service rootless: names in its namespace.
+  if (privateDaemon) return isRootWorker() ? {} : { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
   const space = await daemonUidSpace(docker, config.kind).catch((err: unknown) => {
     const reason = err instanceof Error ? err.message : String(err);
     throw new AppError("SANDBOX_UNAVAILABLE", `could not ask the ${config.kind} daemon at ${config.socketPath ?? ""} whose uids its containers run as: ${reason}`, { cause: err });

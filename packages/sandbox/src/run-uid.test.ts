@@ -42,10 +42,11 @@ describe("createAsRunUid through daemon names", () => {
     expect(created).toEqual([]);
   });
 
-  it("runs a writable-mount run as the shared uid 10001 when the worker cannot hand the mount over", async () => {
+  it("refuses a writable-mount run when the worker cannot hand the mount over, rather than share uid 10001", async () => {
     const { create, created } = daemon(new Set(), conflict);
-    const { uid } = await createAsRunUid(names(false), true, create);
-    expect(uid).toMatchObject({ uid: 10001, gid: 10001, own: false });
-    expect(created).toEqual([{ user: "10001:10001", name: undefined }]);
+    await expect(createAsRunUid(names(false), true, create)).rejects.toMatchObject({ code: "POLICY_DENIED", message: expect.stringContaining("writable mount") as unknown });
+    expect(created).toEqual([]);
+    // Negative control: the same worker runs read-only runs as uids of their own.
+    await expect(createAsRunUid(names(false), false, create)).resolves.toMatchObject({ uid: { own: true } });
   });
 });

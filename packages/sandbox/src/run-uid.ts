@@ -25,12 +25,19 @@ export type CreateAs<C> = (user: string, name: string | undefined) => Promise<C>
 
 const SHARED: RunUid = { ...SANDBOX_IDS, own: false, release: () => Promise.resolve() };
 
+/** True when a run with a writable mount gets a uid of its own too: the worker can hand it the mount. */
+export function handsOverMounts(uids: RunUids | undefined): boolean {
+  return uids === undefined || uids.kind === "host-pool" || uids.names.handsOverMounts;
+}
+
 /**
- * Creates a run's container as a uid of its own when `uids` can give one: always for a host pool;
- * through daemon names unless the run has writable mounts the worker cannot hand to that uid (a
- * worker that is not root, or a rootless engine's uids), which then run as uid 10001 as before.
+ * Creates a run's container as a uid of its own when `uids` can give one: from a host pool, or
+ * through daemon names. A run with a writable mount the worker cannot hand to that uid (a worker
+ * that is not root, or a rootless engine's uids) is refused rather than run as a shared uid.
+ * Without `uids` every run is uid 10001.
  *
- * @throws AppError `SANDBOX_UNAVAILABLE` when no uid is free, or what `create` throws.
+ * @throws AppError `SANDBOX_UNAVAILABLE` when no uid is free; `POLICY_DENIED` for a writable mount
+ *   that cannot be handed over; or what `create` throws.
  */
 export async function createAsRunUid<C>(uids: RunUids | undefined, writable: boolean, create: CreateAs<C>): Promise<{ container: C; uid: RunUid }> {
   if (uids?.kind === "host-pool") {
@@ -42,7 +49,10 @@ export async function createAsRunUid<C>(uids: RunUids | undefined, writable: boo
       throw err;
     }
   }
-  if (uids === undefined || (writable && !uids.names.handsOverMounts)) return { container: await create(userOf(SHARED), undefined), uid: SHARED };
+  if (uids === undefined) return { container: await create(userOf(SHARED), undefined), uid: SHARED };
+  if (writable && !handsOverMounts(uids)) {
+    throw new AppError("POLICY_DENIED", "mounts: a writable mount needs a run uid of its own, and this worker cannot hand the mount to one (it is not root, or the engine is rootless)");
+  }
   for (const candidate of uids.names.candidates()) {
     try {
       const container = await create(`${String(candidate.uid)}:${String(candidate.uid)}`, candidate.name);

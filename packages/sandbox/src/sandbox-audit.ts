@@ -37,6 +37,7 @@ export function runOutcome(result: SandboxResult): RunOutcome {
 export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: SandboxCounters): SandboxEngine {
   return {
     name: engine.name,
+    runsInstalls: engine.runsInstalls,
     health: (signal) => engine.health(signal),
     close: () => engine.close(),
     async run(spec: SandboxSpec): Promise<SandboxResult> {

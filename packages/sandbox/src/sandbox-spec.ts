@@ -80,6 +80,11 @@ export type EngineHealth = { readonly healthy: true } | { readonly healthy: fals
 /** One fresh sandbox per `run`, always destroyed afterwards. */
 export interface SandboxEngine {
   readonly name: EngineName;
+  /**
+   * True when the engine can run an install hook: a writable mount (under its state directory),
+   * handed to a host uid of the run's own, so that no install shares a uid with another run.
+   */
+  readonly runsInstalls: boolean;
   run(spec: SandboxSpec): Promise<SandboxResult>;
   /**
    * A cheap check that the engine can still start sandboxes (the container API answers `_ping`;

@@ -7,7 +7,6 @@ import { sanitiseText } from "../findings/sanitise-output.js";
 import type { InstallReport } from "./report.js";
 import type { HelperRun } from "./run-helper.js";
 
-const CONTAINER_ENGINES: ReadonlySet<string> = new Set(["podman", "docker"]);
 const STDERR_EXCERPT = { maxBytes: 2000, maxLines: 20 } as const;
 
 /** What a helper gets from its install hook: a read-only mount, or the reason it has none. */
@@ -24,8 +23,9 @@ const notRun = (reason: string): PreparedDeps => ({ report: { status: "not-run",
 
 /**
  * Runs a helper's install hook in its own container, or reuses its cached result. Fails closed:
- * with install hooks off, on an engine without the registry proxy (bwrap, none), or for a hook
- * the plan refuses, nothing is installed and the helper runs without it, with a problem saying
+ * with install hooks off, on an engine that cannot run installs (bwrap, none; a container engine
+ * that cannot give an install a uid of its own), without the registry proxy, or for a hook the
+ * plan refuses, nothing is installed and the helper runs without it, with a problem saying
  * why. The install sandbox has every usual limit, no view of the checkout, `--network none`, and
  * two mounts: its (empty, writable) target and the registry proxy's directory (read-only).
  */
@@ -33,7 +33,7 @@ export async function prepareDeps(helper: ResolvedHelper, run: HelperRun): Promi
   if (helper.install === undefined) return null;
   const context = run.install;
   if (context === undefined || context.mode === "off") return notRun("install hooks are disabled by the operator (installHooks: off)");
-  if (!CONTAINER_ENGINES.has(run.engine.name)) return notRun(`install hooks need the container engine (this worker runs ${run.engine.name})`);
+  if (!run.engine.runsInstalls) return notRun(`install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs ${run.engine.name})`);
   const runtime = context.runtime;
   if (runtime === undefined) return notRun("this worker has no registry proxy for install hooks");
   const planned = installPlan(helper.install);
