@@ -95,7 +95,7 @@ async function runUids(config: ContainerEngineConfig, docker: Dockerode, private
   if (space === "namespaced") return { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
   const range = config.daemonUids ?? DEFAULT_SANDBOX_UIDS;
   await checkSandboxUids(range);
-  // Only root can hand a writable mount to another uid; otherwise those runs stay uid 10001.
+  // Only root can hand a writable mount to another uid; otherwise such runs are refused.
   return { uids: { kind: "daemon-names", names: new DaemonUidNames(range, isRootWorker()) } };
 }
 
