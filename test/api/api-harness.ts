@@ -10,7 +10,7 @@ import { InstallationSlots } from "@reviewbot/api/broker/installation-slots";
 import { ModelBudget, type ModelBudgetLimits } from "@reviewbot/api/broker/model-budget";
 import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault";
 import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
-import { createApiApp, type ApiDeps } from "@reviewbot/api/create-api-app";
+import { createApiApp, type ApiDeps } from "@reviewbot/api/http/create-api-app";
 import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
 import { createLogger } from "@reviewbot/core/logger";
 import { SealedBox } from "@reviewbot/core/sealed-box";
@@ -23,7 +23,7 @@ import { newWorkerCredential, parseWorkerCredential, registryLine } from "@revie
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
-import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/decide-delivery";
+import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/webhooks/decide-delivery";
 
 export const SECRET = "test-webhook-secret-0123456789";
 /** The api's queue seal under {@link SECRET}: what the api writes, a test may write as the api. */
@@ -56,7 +56,7 @@ export interface ApiHarness {
 
 type BrokerDeps = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
 
-/** The model broker's settings, as main builds them from REVIEWBOT_LLM_* (apps/api/src/model-broker.ts). */
+/** The model broker's settings, as main builds them from REVIEWBOT_LLM_* (apps/api/src/broker/model-broker.ts). */
 export interface HarnessModel {
   readonly protocol: LlmProtocol;
   /** The upstream (a stand-in model server). */

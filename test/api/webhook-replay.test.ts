@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bodyDigest, bodyKey, deliveryKey } from "@reviewbot/api/delivery-ledger";
+import { bodyDigest, bodyKey, deliveryKey } from "@reviewbot/api/webhooks/delivery-ledger";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { latestHead } from "@reviewbot/queue/pull-request-state";

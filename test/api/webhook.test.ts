@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deliveryKey } from "@reviewbot/api/delivery-ledger";
+import { deliveryKey } from "@reviewbot/api/webhooks/delivery-ledger";
 import { openGitHubTask } from "@reviewbot/queue/github-task";
 import { sendWebhook, signBody } from "../support/webhook-client.js";
 import { MAX_BYTES, SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
@@ -182,7 +182,7 @@ describe("delivery idempotency", () => {
 });
 
 function realPayload(file: string): unknown {
-  return JSON.parse(readFileSync(new URL(`../../apps/api/src/fixtures/octokit-webhooks/${file}`, import.meta.url), "utf8"));
+  return JSON.parse(readFileSync(new URL(`../../apps/api/src/webhooks/fixtures/octokit-webhooks/${file}`, import.meta.url), "utf8"));
 }
 
 describe("event filter", () => {
@@ -196,7 +196,7 @@ describe("event filter", () => {
     ["a comment that is not the command", "issue_comment", commentPayload("LGTM", "OWNER"), "not_the_command"],
     ["a push", "push", { ref: "refs/heads/main" }, "event_not_handled"],
     ["an event named with digits", "projects_v2_item", { action: "edited", projects_v2_item: { id: 1 } }, "event_not_handled"],
-    // GitHub's own example delivery (apps/api/src/fixtures/octokit-webhooks/SOURCES.md).
+    // GitHub's own example delivery (apps/api/src/webhooks/fixtures/octokit-webhooks/SOURCES.md).
     ["a real projects_v2_item delivery", "projects_v2_item", realPayload("projects_v2_item.edited.payload.json"), "event_not_handled"],
   ])("ignores %s with 202 and a reason", async (_name, event, body, reason) => {
     const before = await jobCount();

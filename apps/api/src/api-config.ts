@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
-import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./decide-delivery.js";
-import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./body-read-slots.js";
+import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
+import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./webhooks/body-read-slots.js";
 
 /** https://docs.github.com/en/webhooks/webhook-events-and-payloads#payload-cap */
 const GITHUB_MAX_PAYLOAD_BYTES = 26_214_400;

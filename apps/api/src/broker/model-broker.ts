@@ -4,8 +4,8 @@ import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmSettings } from "@reviewbot/llm/llm-settings";
 import { createModelClient } from "@reviewbot/llm/model-client";
-import type { ApiDeps } from "./create-api-app.js";
-import { ModelBudget } from "./broker/model-budget.js";
+import type { ApiDeps } from "../http/create-api-app.js";
+import { ModelBudget } from "./model-budget.js";
 
 type BrokerSettings = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
 

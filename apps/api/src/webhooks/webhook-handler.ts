@@ -3,12 +3,12 @@ import type { Request, RequestHandler, Response } from "express";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { acceptDelivery, type Accepted, type DeliveryQueues } from "./accept-delivery.js";
-import type { ApiMetrics } from "./api-metrics.js";
+import type { ApiMetrics } from "../api-metrics.js";
 import { createBodyReadSlots, type BodyReadSlots } from "./body-read-slots.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
 import { bodyDigest } from "./delivery-ledger.js";
 import { readBodyChunks, refuseDeclaredLength } from "./read-raw-body.js";
-import { rejectRequest } from "./reject-request.js";
+import { rejectRequest } from "../http/reject-request.js";
 import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 export interface WebhookDeps {

@@ -4,7 +4,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { openGitHubTask } from "@reviewbot/queue/github-task";
 import { GITHUB_QUEUE } from "@reviewbot/queue/queue-names";
-import type { ApiMetrics } from "./api-metrics.js";
+import type { ApiMetrics } from "../api-metrics.js";
 import { handleGitHubTask, type GitHubTaskDeps } from "./handle-github-task.js";
 
 export interface PublisherOptions extends GitHubTaskDeps {
