@@ -3,7 +3,7 @@
 # daemon's data root, for the docker engine (docs/sandbox.md, "Docker"). An image whose id is
 # already there is skipped, so an unchanged run takes about a second. When DIR/docker.sock answers
 # (the worker's own dockerd is running) the images go through it; otherwise a dockerd is started on
-# DATA_ROOT for the load and stopped again, with the flags of packages/sandbox/src/docker-service.ts.
+# DATA_ROOT for the load and stopped again, with the flags of packages/sandbox/src/container/docker-service.ts.
 # Usage (as root): infra/images/load-docker.sh DIR [DATA_ROOT [IMAGE...]]
 #   DATA_ROOT defaults to DIR/data; IMAGEs (default: every helper image) are Podman references.
 set -euo pipefail

@@ -26,7 +26,7 @@ export interface ComposeDaemon {
 }
 
 /**
- * Starts a dockerd as the sandbox package runs one (packages/sandbox/src/docker-service.ts: an
+ * Starts a dockerd as the sandbox package runs one (packages/sandbox/src/container/docker-service.ts: an
  * empty config, no default bridge, no iptables rules, IP forwarding and masquerading left as the
  * host has them) on a fresh data root, and loads `images` from root Podman's storage into it.
  * User-defined bridge networks still work without the default bridge: Compose's networks become

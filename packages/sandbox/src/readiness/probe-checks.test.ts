@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CGROUP_LIMITS_HINT, evaluateProbe, probeReason } from "./probe-checks.js";
-import type { SandboxLimits, SandboxResult } from "./sandbox-spec.js";
+import type { SandboxLimits, SandboxResult } from "../sandbox-spec.js";
 
 const limits: SandboxLimits = {
   timeoutMs: 10_000,

@@ -10,8 +10,8 @@ import {
   type CgroupController,
   type CgroupLayout,
 } from "./cgroup-limits.js";
-import type { SandboxLimits } from "./sandbox-spec.js";
-import type { SandboxUser } from "./sandbox-user.js";
+import type { SandboxLimits } from "../sandbox-spec.js";
+import type { SandboxUser } from "../uids/sandbox-user.js";
 
 // The kernel frees a cgroup a moment after its last task exits (rmdir answers EBUSY until then):
 // poll soon, then back off, so an ordinary run pays about a millisecond, not a fixed interval.

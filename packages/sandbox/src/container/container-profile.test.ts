@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { containerProfile } from "./container-profile.js";
-import type { SandboxSpec } from "./sandbox-spec.js";
+import type { SandboxSpec } from "../sandbox-spec.js";
 
 const spec: SandboxSpec = {
   argv: ["true"],

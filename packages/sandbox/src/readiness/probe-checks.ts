@@ -1,4 +1,4 @@
-import type { SandboxLimits, SandboxResult } from "./sandbox-spec.js";
+import type { SandboxLimits, SandboxResult } from "../sandbox-spec.js";
 
 export interface ProbeCheck {
   readonly name: string;

@@ -1,7 +1,7 @@
 import { AppError } from "@reviewbot/core/errors";
 import type { ProbeReport } from "./readiness-probe.js";
 import type { SandboxMode } from "@reviewbot/policy/sandbox-mode";
-import type { SandboxEngine } from "./sandbox-spec.js";
+import type { SandboxEngine } from "../sandbox-spec.js";
 
 export interface Candidate {
   readonly engine: SandboxEngine;

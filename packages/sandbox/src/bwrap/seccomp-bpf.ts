@@ -5,7 +5,7 @@ import {
   DENIED_SYSCALLS,
   IOCTL_SYSCALL,
   TIOCSTI,
-} from "./denied-syscalls.js";
+} from "../denied-syscalls.js";
 
 // Classic BPF opcodes and seccomp constants (linux/filter.h, linux/seccomp.h, linux/audit.h).
 const LD_ABS = 0x20;

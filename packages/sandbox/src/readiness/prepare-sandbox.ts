@@ -1,13 +1,13 @@
 import { chmod, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { SandboxMode } from "@reviewbot/policy/sandbox-mode";
-import { BwrapEngine } from "./bwrap-engine.js";
-import { createContainerEngine } from "./create-container-engine.js";
-import { DEFAULT_SANDBOX_UIDS, HostUidPool, type HostUidRange } from "./host-uid-pool.js";
-import { NoneEngine } from "./none-engine.js";
+import { BwrapEngine } from "../bwrap/bwrap-engine.js";
+import { createContainerEngine } from "../container/create-container-engine.js";
+import { DEFAULT_SANDBOX_UIDS, HostUidPool, type HostUidRange } from "../uids/host-uid-pool.js";
+import { NoneEngine } from "../none-engine.js";
 import { probeEngine, type ProbeReport } from "./readiness-probe.js";
-import type { SandboxEngine, SandboxLimits } from "./sandbox-spec.js";
-import { isRootWorker } from "./sandbox-user.js";
+import type { SandboxEngine, SandboxLimits } from "../sandbox-spec.js";
+import { isRootWorker } from "../uids/sandbox-user.js";
 import { selectEngine, type Candidate, type Selection } from "./select-engine.js";
 
 export type SandboxEngineName = "podman" | "docker" | "bwrap";

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { oomKillCount } from "./cgroup-limits.js";
+import { oomKillCount } from "../bwrap/cgroup-limits.js";
 
 const POLL_MS = 25;
 

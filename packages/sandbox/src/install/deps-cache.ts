@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstat, mkdir, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { unmountUnder } from "./noexec-bind.js";
+import { unmountUnder } from "../container/noexec-bind.js";
 
 /** Unfinished entries older than this at start-up were left by a crashed worker (no install lasts an hour). */
 const STALE_TMP_MS = 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { SandboxLimits } from "./sandbox-spec.js";
+import type { SandboxLimits } from "../sandbox-spec.js";
 
 /** The cgroup v1 hierarchies a bwrap run is limited by. */
 export const CGROUP_CONTROLLERS = ["memory", "pids", "cpu"] as const;

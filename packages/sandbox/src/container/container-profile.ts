@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import type { ContainerCreateOptions, HostConfig } from "dockerode";
 import { dockerHostConfig } from "./docker-host-config.js";
 import { podmanHostConfig } from "./podman-host-config.js";
-import type { SandboxSpec } from "./sandbox-spec.js";
+import type { SandboxSpec } from "../sandbox-spec.js";
 
 /** Labels on every container we create; the janitor finds ours by them. */
 export const LABELS = {

@@ -5,13 +5,13 @@ import { AppError } from "@reviewbot/core/errors";
 import { ContainerEngine } from "./container-engine.js";
 import { dockerService } from "./docker-service.js";
 import type { EngineService } from "./engine-service.js";
-import { DaemonUidNames, NAMESPACED_SANDBOX_UIDS } from "./daemon-uid-names.js";
+import { DaemonUidNames, NAMESPACED_SANDBOX_UIDS } from "../uids/daemon-uid-names.js";
 import { daemonUidSpace } from "./daemon-uid-space.js";
-import { checkSandboxUids, DEFAULT_SANDBOX_UIDS, type HostUidPool, type HostUidRange } from "./host-uid-pool.js";
+import { checkSandboxUids, DEFAULT_SANDBOX_UIDS, type HostUidPool, type HostUidRange } from "../uids/host-uid-pool.js";
 import { podmanService } from "./podman-service.js";
-import type { RunUids } from "./run-uid.js";
-import { isRootWorker } from "./sandbox-user.js";
-import { deriveSeccompProfile } from "./seccomp-profile.js";
+import type { RunUids } from "../uids/run-uid.js";
+import { isRootWorker } from "../uids/sandbox-user.js";
+import { deriveSeccompProfile } from "../seccomp-profile.js";
 
 /** Podman's default profile (containers-common); our profile is derived from it. */
 export const ENGINE_DEFAULT_SECCOMP = "/usr/share/containers/seccomp.json";

@@ -7,7 +7,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { REGISTRY_FILES } from "@reviewbot/policy/install-plan";
 import { openTunnel } from "./registry-tunnel.js";
 
-const ASSETS = new URL("../assets/", import.meta.url);
+const ASSETS = new URL("../../assets/", import.meta.url);
 const DEFAULT_MAX_TUNNELS = 32;
 const DEFAULT_IDLE_MS = 60_000;
 const DEFAULT_CONNECT_MS = 15_000;

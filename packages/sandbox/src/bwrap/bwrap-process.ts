@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Writable } from "node:stream";
 import { AppError } from "@reviewbot/core/errors";
 import type { BwrapCommand } from "./bwrap-command.js";
-import { exitStatus } from "./exit-status.js";
-import { OutputBudget } from "./output-budget.js";
-import type { SandboxUser } from "./sandbox-user.js";
+import { exitStatus } from "../exit-status.js";
+import { OutputBudget } from "../output-budget.js";
+import type { SandboxUser } from "../uids/sandbox-user.js";
 
 // Node fires longer timers after 1 ms (TimeoutOverflowWarning); clamp to its maximum instead.
 const MAX_TIMER_MS = 2 ** 31 - 1;

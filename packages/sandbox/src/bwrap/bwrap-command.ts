@@ -1,5 +1,5 @@
 import { ARGS_FD } from "./bwrap-args.js";
-import type { SandboxLimits } from "./sandbox-spec.js";
+import type { SandboxLimits } from "../sandbox-spec.js";
 
 /** Absolute paths of everything the engine executes (Debian's packages); never looked up on PATH. */
 export const BWRAP_BINARIES = {

@@ -6,13 +6,13 @@ import { BWRAP_BINARIES, bwrapCommand } from "./bwrap-command.js";
 import { closeInheritedFds } from "./bwrap-inherited-fds.js";
 import { BwrapProcess } from "./bwrap-process.js";
 import { DEFAULT_CGROUP_LAYOUT, runCgroupDir, type CgroupLayout } from "./cgroup-limits.js";
-import { cancelledResult, isAborted } from "./cancelled-result.js";
+import { cancelledResult, isAborted } from "../cancelled-result.js";
 import { cgroupV1Available, reapStaleRunCgroups, RunCgroup } from "./cgroup-v1.js";
-import { refuseMounts } from "./refuse-mounts.js";
+import { refuseMounts } from "../refuse-mounts.js";
 import { prepareImageRootfs, type ImageRootfs } from "./image-rootfs.js";
-import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
-import { HostUidPool } from "./host-uid-pool.js";
-import { assertReachableBy, isRootWorker, sandboxUserFor } from "./sandbox-user.js";
+import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "../sandbox-spec.js";
+import { HostUidPool } from "../uids/host-uid-pool.js";
+import { assertReachableBy, isRootWorker, sandboxUserFor } from "../uids/sandbox-user.js";
 import { compileSeccompFilter } from "./seccomp-bpf.js";
 
 /** Run cgroups older than this at start-up were left by a crashed worker (no run lasts an hour). */
