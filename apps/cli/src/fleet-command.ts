@@ -16,6 +16,7 @@ import { freePort } from "./free-port.js";
 import { startPrivateRedis, type PrivateRedis, type RedisLogin } from "./private-redis.js";
 import { renderSinkResult } from "./render-sink-result.js";
 import { submitReview, type Submission } from "./submit-review.js";
+import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
 
 export interface FleetArgs {
   /** Stay up after the sample's review; undefined: only when stdout is a terminal. */
@@ -58,7 +59,7 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
     redis = config.REDIS_URL === undefined ? await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8")) : undefined;
     const shared: RedisLogin = { url: config.REDIS_URL ?? "", password: config.REDIS_PASSWORD };
     const logins = redis?.roles ?? { api: shared, worker: shared, admin: shared };
-    const base = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/", REVIEWBOT_LOG_LEVEL: "info" };
+    const base = { ...inheritedEnv({ PATH: DEFAULT_PATH, HOME: "/" }), REVIEWBOT_LOG_LEVEL: "info" };
     const password = randomBytes(18).toString("base64url");
     const webhookSecret = randomBytes(24).toString("base64url");
     const credential = newWorkerCredential("fleet-worker");
@@ -120,12 +121,11 @@ function redisEnv(login: RedisLogin): Record<string, string> {
 
 /** The pipeline's REVIEWBOT_* settings the CLI was given (already validated), for the worker. */
 function pipelineEnv(): Record<string, string> {
-  const names = new Set(Object.keys(RuntimeConfig.shape));
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => names.has(entry[0]) && entry[1] !== undefined));
+  return inheritedEnv(Object.fromEntries(Object.keys(RuntimeConfig.shape).map((name) => [name, null])));
 }
 
 async function createSample(dest: string): Promise<void> {
-  const service = startChildService("sample", ["bash", join(ROOT, "scripts/create-sample-repo.sh"), dest], { PATH: process.env.PATH ?? "/usr/bin:/bin" }, "/dev/null");
+  const service = startChildService("sample", ["bash", join(ROOT, "scripts/create-sample-repo.sh"), dest], inheritedEnv({ PATH: DEFAULT_PATH }), "/dev/null");
   const code = await service.exited;
   if (code !== "0") throw new AppError("GIT_FAILED", `scripts/create-sample-repo.sh exited ${code}`);
 }

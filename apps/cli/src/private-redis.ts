@@ -6,6 +6,7 @@ import { redisUrlFor, renderRedisAcl, type RedisRole } from "@reviewbot/queue/re
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startChildService, type ChildService } from "./child-service.js";
 import { freePort } from "./free-port.js";
+import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
 
 /** How one role connects: the URL names its ACL user, the password goes in REDIS_PASSWORD (none: in the URL, or no ACLs). */
 export interface RedisLogin {
@@ -39,7 +40,7 @@ export async function startPrivateRedis(dir: string, aclTemplate: string): Promi
   const server = startChildService(
     "redis",
     ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--save", "", "--protected-mode", "yes", "--aclfile", aclFile],
-    { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    inheritedEnv({ PATH: DEFAULT_PATH }),
     join(dataDir, "redis.log"),
   );
   const stop = async (): Promise<void> => {

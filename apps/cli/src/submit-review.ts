@@ -11,6 +11,7 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { ReviewJob } from "@reviewbot/queue/review-job";
 import type { RedisLogin } from "./private-redis.js";
+import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
 
 export interface SubmitArgs {
   /** The directory of local repositories a worker with REVIEWBOT_SOURCE=local reads. */
@@ -78,7 +79,7 @@ function repositoryId(repository: string): number {
 async function commitOf(repo: string, ref: string): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)("git", ["-C", repo, "rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], {
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+      env: { ...inheritedEnv({ PATH: DEFAULT_PATH }), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
     });
     return stdout.trim();
   } catch (err) {

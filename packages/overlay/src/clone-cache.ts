@@ -18,6 +18,7 @@ import { deleteRefs, jobRefPrefix } from "./job-refs.js";
 import { runGit, type GitContext } from "./run-git.js";
 import { assertTreeWithinLimits } from "./tree-guard.js";
 import { applyTrustedOverlay, type ConfigCommit, type OverlayResult } from "./trusted-overlay.js";
+import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
 
 export interface CloneCacheOptions {
   /** Directory owned by the worker; shared safely by every worker process on the host. */
@@ -76,7 +77,7 @@ export class CloneCache {
     this.#context = {
       cwd: this.#path("home"),
       home: this.#path("home"),
-      path: process.env.PATH ?? "/usr/bin:/bin",
+      path: inheritedEnv({ PATH: DEFAULT_PATH }).PATH ?? DEFAULT_PATH,
       allowedProtocols: options.allowedProtocols,
       timeoutMs: options.gitTimeoutMs,
       ...(options.scrubber === undefined ? {} : { scrubber: options.scrubber }),

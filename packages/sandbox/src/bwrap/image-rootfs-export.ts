@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { chmod, lstat, mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { inheritedEnv } from "@reviewbot/core/inherited-env";
 
 const run = promisify(execFile);
 
@@ -12,33 +13,24 @@ const PODMAN_TIMEOUT_MS = 600_000;
 
 // Podman needs to find its storage and configuration; nothing else of the worker's environment
 // (tokens, proxies) is passed on.
-const PODMAN_ENV_NAMES = [
-  "PATH",
-  "HOME",
-  "TMPDIR",
-  "XDG_RUNTIME_DIR",
-  "XDG_CONFIG_HOME",
-  "XDG_DATA_HOME",
-  "CONTAINERS_CONF",
-  "CONTAINERS_STORAGE_CONF",
-];
+const PODMAN_ENV: Readonly<Record<string, null>> = {
+  PATH: null,
+  HOME: null,
+  TMPDIR: null,
+  XDG_RUNTIME_DIR: null,
+  XDG_CONFIG_HOME: null,
+  XDG_DATA_HOME: null,
+  CONTAINERS_CONF: null,
+  CONTAINERS_STORAGE_CONF: null,
+};
 
 /** Mount points bwrap binds over; it cannot create them in a read-only root. */
 const ROOTFS_MOUNT_POINTS = ["work", "tmp", "proc", "dev", "sys/fs/cgroup/memory", "sys/fs/cgroup/pids"];
 
 /** Runs podman with an allowlisted environment; stdout, trimmed. */
 export async function podman(args: readonly string[]): Promise<string> {
-  const { stdout } = await run(PODMAN, args, { env: podmanEnv(), timeout: PODMAN_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
+  const { stdout } = await run(PODMAN, args, { env: inheritedEnv(PODMAN_ENV), timeout: PODMAN_TIMEOUT_MS, maxBuffer: 1024 * 1024 });
   return stdout.trim();
-}
-
-function podmanEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const name of PODMAN_ENV_NAMES) {
-    const value = process.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  return env;
 }
 
 /**

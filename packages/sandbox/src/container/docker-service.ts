@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EngineService } from "./engine-service.js";
 import { SupervisedDaemon } from "./supervised-daemon.js";
+import { inheritedEnv, SYSTEM_PATH } from "@reviewbot/core/inherited-env";
 
 /** dockerd stops its containerd and closes its databases on SIGTERM; without containers, in well under a second. */
 const STOP_GRACE_MS = 10_000;
@@ -56,7 +57,7 @@ async function launchDockerd(options: DockerServiceOptions, socketPath: string):
     "--ip-masq=false",
     "--log-level=warn",
   ];
-  const env = { PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin", HOME: process.env.HOME ?? "/root" };
+  const env = inheritedEnv({ PATH: SYSTEM_PATH, HOME: "/root" });
   return spawn("dockerd", args, { env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
 }
 

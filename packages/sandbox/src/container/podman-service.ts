@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { dirname } from "node:path";
 import type { EngineService } from "./engine-service.js";
 import { SupervisedDaemon } from "./supervised-daemon.js";
+import { inheritedEnv, SYSTEM_PATH } from "@reviewbot/core/inherited-env";
 
 const STOP_GRACE_MS = 250;
 
@@ -31,12 +32,7 @@ export function podmanService(options: PodmanServiceOptions): EngineService {
 }
 
 function launchPodman(options: PodmanServiceOptions): ChildProcess {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "/usr/sbin:/usr/bin:/sbin:/bin",
-    HOME: process.env.HOME ?? "/root",
-    CONTAINERS_CONF: options.containersConf,
-  };
-  if (process.env.XDG_RUNTIME_DIR !== undefined) env.XDG_RUNTIME_DIR = process.env.XDG_RUNTIME_DIR;
+  const env = { ...inheritedEnv({ PATH: SYSTEM_PATH, HOME: "/root", XDG_RUNTIME_DIR: null }), CONTAINERS_CONF: options.containersConf };
   return spawn("podman", ["system", "service", "--time=0", `unix://${options.socketPath}`], {
     env,
     // conmon (Podman 4.3, cgroup v1) drops an empty `oom` marker in its working directory.
