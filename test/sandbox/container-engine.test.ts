@@ -54,6 +54,7 @@ describe.each(CONTAINER_ENGINES)("container engine ($name, rootful, through its 
   it("negative control: the probe refuses an engine whose memory and pids limits are dropped", async () => {
     const dropsLimits: SandboxEngine = {
       name,
+      sandboxed: true,
       runsInstalls: false,
       close: () => Promise.resolve(),
       health: () => Promise.resolve({ healthy: true }),

@@ -51,6 +51,7 @@ const CASES: readonly RootlessCase[] = [
 
 const unsandboxed: SandboxEngine = {
   name: "none",
+  sandboxed: false,
   runsInstalls: false,
   run: () => Promise.reject(new Error("the unsandboxed engine must not run here")),
   health: () => Promise.resolve({ healthy: true }),

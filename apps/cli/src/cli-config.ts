@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
-import { LogLevel, RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
+import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
 /**
  * The CLI's operator settings: the pipeline's slice (cache, sandbox, policy file), the log level,

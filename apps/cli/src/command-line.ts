@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "@reviewbot/core/errors";
 import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { CheckoutArgs } from "./checkout-command.js";
-import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/review/runtime/runtime-config";
+import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
 import type { FleetArgs } from "./fleet-command.js";
 import type { FailLevel, ReviewArgs } from "./review-command.js";
 import type { SubmitArgs } from "./submit-review.js";

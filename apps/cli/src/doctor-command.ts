@@ -45,7 +45,7 @@ function describe(report: ProbeReport): string[] {
 
 /** Starts every allowlisted image once with the selected engine: present means it actually runs. */
 async function checkImages(engine: SandboxEngine, setup: SandboxSetup): Promise<{ ok: boolean; lines: string[] }> {
-  if (engine.name === "none") return { ok: true, lines: ["images           not checked: helpers run unsandboxed"] };
+  if (!engine.sandboxed) return { ok: true, lines: ["images           not checked: helpers run unsandboxed"] };
   const worktree = await mkdtemp(join(tmpdir(), "reviewbot-doctor-"));
   await chmod(worktree, 0o755);
   try {

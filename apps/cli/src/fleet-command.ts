@@ -9,7 +9,7 @@ import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
-import { RuntimeConfig, type EngineChoiceSetting } from "@reviewbot/review/runtime/runtime-config";
+import { RuntimeConfig, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
 import { startChildService, type ChildService } from "./child-service.js";
 import type { CliConfig } from "./cli-config.js";
 import { freePort } from "./free-port.js";

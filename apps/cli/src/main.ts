@@ -5,14 +5,10 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { toLlmSettings } from "@reviewbot/llm/llm-settings";
-import { CloneCache } from "@reviewbot/overlay/clone-cache";
-import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
-import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
-import { DEFAULT_CA_BUNDLE, openInstallHooks } from "@reviewbot/review/runtime/open-install-hooks";
-import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
-import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
-import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
-import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
+import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
+import { loadOperatorPolicy } from "@reviewbot/runtime/load-operator-policy";
+import { openCloneCache } from "@reviewbot/runtime/open-clone-cache";
+import { sandboxSetup } from "@reviewbot/runtime/sandbox-setup";
 import { checkoutCommand } from "./checkout-command.js";
 import { cliAiReviewer } from "./cli-ai-reviewer.js";
 import { loadCliConfig, type CliConfig } from "./cli-config.js";
@@ -24,6 +20,9 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { reviewCommand } from "./review-command.js";
 import { workerCredentialCommand } from "./worker-credential-command.js";
 import { submitReview } from "./submit-review.js";
+
+/** The CLI reviews remote repositories over https and local ones by path. */
+const CLI_PROTOCOLS = ["https", "file"];
 
 /** Composition root of the CLI: reads env and argv, builds what the command needs, runs it. */
 async function main(argv: readonly string[]): Promise<number> {
@@ -64,27 +63,22 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(scrubber.scrub(outcome.output));
     return outcome.exitCode;
   }
-  const operator = await loadOperatorPolicy(config);
   if (command.name === "doctor") {
-    const outcome = await doctorCommand(sandboxSetup(config, operator));
+    const outcome = await doctorCommand(sandboxSetup(config, await loadOperatorPolicy(config)));
     process.stdout.write(outcome.output);
     return outcome.exitCode;
   }
-  const cache = cloneCache(config, scrubber);
-  await cache.init();
   if (command.name === "checkout") {
+    const cache = await openCloneCache(config, scrubber, CLI_PROTOCOLS);
     process.stdout.write(await checkoutCommand(cache, command.args, logger));
     return 0;
   }
-  const setup = sandboxSetup(withEngine(config, command.engine), operator);
-  const { selection } = await prepareSandbox(setup);
-  if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
-  const engine = auditedEngine(selection.engine, logger, new SandboxCounters());
-  stopSandboxesOnSignal(engine, logger);
-  // Outbound HTTPS here is TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
-  const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
-  const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
+  const runtime = await createReviewRuntime(withEngine(config, command.engine), logger, { scrubber, allowedProtocols: CLI_PROTOCOLS });
+  stopSandboxesOnSignal(runtime, logger);
+  const { cache, engine, operator, installHooks } = runtime;
   const ai = cliAiReviewer(llm, { scrubber, logger, deadline: started + config.REVIEWBOT_REVIEW_DEADLINE_MS });
+  let exitCode: number;
+  let closed: boolean;
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
     const outcome = await reviewCommand(command.args, {
@@ -93,28 +87,31 @@ async function main(argv: readonly string[]): Promise<number> {
       operator,
       logger,
       colour,
-      ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }),
+      ...(installHooks === undefined ? {} : { installHooks }),
       ...(ai === undefined ? {} : { ai }),
     });
     // The endpoint holds the key and writes the model's answers: the report is scrubbed of it by value.
     const output = scrubber.scrub(outcome.output);
     if (command.output === undefined) process.stdout.write(output);
     else await writeFile(command.output, output);
-    return outcome.exitCode;
+    exitCode = outcome.exitCode;
   } finally {
-    await installHooks.close();
-    await engine.close();
+    closed = await runtime.close();
   }
+  // Sandboxes that could not be stopped make the run fail as an engine that threw did (the step is logged).
+  if (!closed) throw new AppError("SANDBOX_UNAVAILABLE", "the sandboxes or the install hooks' proxy did not shut down cleanly");
+  return exitCode;
 }
 
 /**
- * Ctrl-C or SIGTERM mid-review: kill and remove every sandbox still running before exiting with
- * 128 + the signal's number (the clone cache collects the interrupted job's work tree later).
+ * Ctrl-C or SIGTERM mid-review: kill and remove every sandbox still running (and stop the install
+ * hooks' proxy) before exiting with 128 + the signal's number (the clone cache collects the
+ * interrupted job's work tree later).
  */
-function stopSandboxesOnSignal(engine: SandboxEngine, logger: Logger): void {
+function stopSandboxesOnSignal(runtime: ReviewRuntime, logger: Logger): void {
   const stop = (signal: "SIGINT" | "SIGTERM"): void => {
     logger.warn({ signal }, "interrupted: stopping sandboxes");
-    void engine.close().finally(() => process.exit(128 + constants.signals[signal]));
+    void runtime.close().finally(() => process.exit(128 + constants.signals[signal]));
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
@@ -130,10 +127,6 @@ function withEngine(config: CliConfig, engine: EngineChoice | undefined): CliCon
     return config;
   }
   return { ...config, REVIEWBOT_ENGINE: engine };
-}
-
-function cloneCache(config: CliConfig, scrubber: SecretScrubber): CloneCache {
-  return new CloneCache(cloneCacheOptions(config, scrubber, ["https", "file"]));
 }
 
 main(process.argv.slice(2)).then(

@@ -7,7 +7,7 @@ export interface HealthChecks {
   redisReady(): Promise<boolean>;
   /**
    * The sandbox engine was prepared (its readiness probe passed, or mode `off`) and still answers
-   * its health check (bounded and cached by the caller, see sandbox-health.ts).
+   * its health check (bounded and cached by the caller, see `createSandboxHealth` in @reviewbot/runtime).
    */
   sandbox(): Promise<EngineHealth>;
 }

@@ -6,16 +6,11 @@ import { createCloser } from "@reviewbot/core/create-closer";
 import { isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
-import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
-import { cloneCacheOptions } from "@reviewbot/review/runtime/clone-cache-options";
-import { loadOperatorPolicy } from "@reviewbot/review/runtime/load-operator-policy";
-import { DEFAULT_CA_BUNDLE, openInstallHooks } from "@reviewbot/review/runtime/open-install-hooks";
-import { sandboxSetup } from "@reviewbot/review/runtime/sandbox-setup";
-import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
-import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
+import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
+import { SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import { createGitHubSource } from "./github-source.js";
 import { createHealthServer } from "./health-server.js";
 import { createJobClient } from "./job-client.js";
@@ -23,42 +18,34 @@ import { createLocalSource } from "./local-source.js";
 import { processReviewJob } from "./process-review-job.js";
 import type { ReviewSource } from "./review-source.js";
 import { RunningJobs } from "./running-jobs.js";
-import { createSandboxHealth, SANDBOX_HEALTH_MAX_AGE_MS, SANDBOX_HEALTH_TIMEOUT_MS, type SandboxHealth } from "./sandbox-health.js";
 import { loadWorkerConfig } from "./worker-config.js";
 import { createWorkerMetrics } from "./worker-metrics.js";
 
 /** A PR lease outlives a frozen worker by at most this long; renewed every 10 s while held. */
 const LEASE_TTL_MS = 30_000;
 
-/** Composition root of the worker: env, Redis, clone cache, sandbox engine, BullMQ worker, signals. */
+/** Composition root of the worker: env, Redis, the review runtime, BullMQ worker, signals. */
 async function main(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   const scrubber = new SecretScrubber();
   for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, config.REDIS_PASSWORD]) if (secret !== undefined) scrubber.register(secret);
   const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
-  const operator = await loadOperatorPolicy(config);
   const source: ReviewSource =
     config.REVIEWBOT_SOURCE === "local" ? createLocalSource(config.REVIEWBOT_LOCAL_REPOS_DIR ?? "") : createGitHubSource(config.REVIEWBOT_GIT_URL, scrubber);
   const jobs = createJobClient({ apiUrl: config.REVIEWBOT_API_URL, credential: config.REVIEWBOT_WORKER_CREDENTIAL, timeoutMs: 30_000 });
-  const cache = new CloneCache(cloneCacheOptions(config, scrubber, source.protocols));
-  await cache.init();
 
   const counters = new SandboxCounters();
   const metrics = createWorkerMetrics(counters);
-  let sandboxHealth: SandboxHealth | null = null;
+  let sandboxHealth: ReviewRuntime["health"] | null = null;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
   const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }) }, metrics.registry);
   health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
 
-  const { selection } = await prepareSandbox(sandboxSetup(config, operator));
-  if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
-  const engine = auditedEngine(selection.engine, logger, counters);
-  // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts: install hooks get its bundle.
-  const caBundle = process.env.NODE_EXTRA_CA_CERTS ?? process.env.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
-  const installHooks = await openInstallHooks({ operator, engine: selection.engine, caBundle, logger });
-  sandboxHealth = createSandboxHealth(selection.engine, { timeoutMs: SANDBOX_HEALTH_TIMEOUT_MS, maxAgeMs: SANDBOX_HEALTH_MAX_AGE_MS, logger });
+  const runtime = await createReviewRuntime(config, logger, { scrubber, allowedProtocols: source.protocols, counters });
+  sandboxHealth = runtime.health;
+  const { cache, engine, operator, installHooks } = runtime;
 
   const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true, password: config.REDIS_PASSWORD });
   const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true, password: config.REDIS_PASSWORD });
@@ -66,7 +53,7 @@ async function main(): Promise<void> {
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
-  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, scrubber, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks.runtime === undefined ? {} : { installHooks: installHooks.runtime }) };
+  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, scrubber, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks === undefined ? {} : { installHooks }) };
   // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
   // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
   // comes too late marks the job stalled and another worker runs it twice). A killed worker stops
@@ -97,8 +84,7 @@ async function main(): Promise<void> {
         [
           ["worker", () => stopped],
           ["cancels", unsubscribe],
-          ["install hooks", () => installHooks.close()],
-          ["engine", () => engine.close()],
+          ["review runtime", () => runtime.close()],
           ["health", () => new Promise((resolve) => health.close(resolve))],
           ["redis", () => Promise.all([blocking.quit(), subscriber.quit(), commands.quit()])],
         ],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
-import { LogLevel, RuntimeConfig } from "@reviewbot/review/runtime/runtime-config";
+import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
 const positiveInt = z.coerce.number().int().positive();
 

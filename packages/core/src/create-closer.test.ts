@@ -32,6 +32,22 @@ describe("createCloser", () => {
     ]);
   });
 
+  it("counts a nested close that was not clean without logging it again", async () => {
+    const { logger, lines } = capture();
+    const inner = createCloser([["engine", () => Promise.reject(new Error("boom"))]], logger);
+    const ran: string[] = [];
+    const outer = createCloser(
+      [
+        ["runtime", inner],
+        ["redis", () => Promise.resolve(ran.push("redis"))],
+      ],
+      logger,
+    );
+    expect(await outer()).toBe(false);
+    expect(ran).toEqual(["redis"]);
+    expect(lines.map((line) => [line.msg, line.step])).toEqual([["shutdown step failed", "engine"]]);
+  });
+
   it("resolves true when every step succeeded", async () => {
     const { logger, lines } = capture();
     expect(await createCloser([["a", () => Promise.resolve()]], logger)()).toBe(true);

@@ -11,7 +11,9 @@ export const CLOSE_STEP_TIMEOUT_MS = 5000;
 /**
  * Returns an idempotent close for an app's shutdown: the first call runs every step in order, each
  * even when an earlier one threw or timed out (BullMQ's habit), logging failures; later calls
- * return the same promise. It resolves true when every step succeeded in time.
+ * return the same promise. It resolves true when every step succeeded in time. A step may itself
+ * be such a close (a component's own steps): when it resolves false, its failures are logged
+ * already, and this close is not clean either.
  */
 export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTimeoutMs = CLOSE_STEP_TIMEOUT_MS): () => Promise<boolean> {
   let closing: Promise<boolean> | undefined;
@@ -26,9 +28,12 @@ export function createCloser(steps: readonly CloseStep[], logger: Logger, stepTi
           }, stepTimeoutMs);
         });
         try {
-          if ((await Promise.race([close(), timeout])) === "timeout") {
+          const outcome = await Promise.race([close(), timeout]);
+          if (outcome === "timeout") {
             clean = false;
             logger.error({ step: name, timeoutMs: stepTimeoutMs }, "shutdown step timed out");
+          } else if (outcome === false) {
+            clean = false;
           }
         } catch (err) {
           clean = false;

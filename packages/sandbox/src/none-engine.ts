@@ -14,6 +14,7 @@ import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "./
  */
 export class NoneEngine implements SandboxEngine {
   readonly name = "none";
+  readonly sandboxed = false;
   readonly runsInstalls = false;
   readonly #live = new Set<() => void>();
 

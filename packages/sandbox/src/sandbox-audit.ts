@@ -32,12 +32,15 @@ export function runOutcome(result: SandboxResult): RunOutcome {
 
 /**
  * Wraps an engine so that every run writes one structured audit line (job, repo, PR, helper,
- * engine, image, exit, duration, timeout, OOM, truncation) and is counted.
+ * engine, image, exit, duration, timeout, OOM, truncation) and is counted. Every capability of
+ * the engine is forwarded unchanged.
  */
 export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: SandboxCounters): SandboxEngine {
   return {
     name: engine.name,
+    sandboxed: engine.sandboxed,
     runsInstalls: engine.runsInstalls,
+    ...(engine.installSupport === undefined ? {} : { installSupport: engine.installSupport }),
     health: (signal) => engine.health(signal),
     close: () => engine.close(),
     async run(spec: SandboxSpec): Promise<SandboxResult> {

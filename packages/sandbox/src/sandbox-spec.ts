@@ -77,14 +77,35 @@ export interface SandboxResult {
 /** What an engine's health check found: it can start sandboxes, or why it cannot. */
 export type EngineHealth = { readonly healthy: true } | { readonly healthy: false; readonly reason: string };
 
+/** What the deps cache keys an install on: the image's content id, not its mutable tag. */
+export interface ImageIdentity {
+  imageId(reference: string): Promise<string>;
+}
+
+/**
+ * What an engine that accepts `mounts` (a container engine) offers install hooks: the directory
+ * every mount must lie under, where the registry proxy and the deps cache live, and the image ids
+ * the deps cache keys installs on.
+ */
+export interface InstallSupport extends ImageIdentity {
+  readonly stateDir: string;
+}
+
 /** One fresh sandbox per `run`, always destroyed afterwards. */
 export interface SandboxEngine {
   readonly name: EngineName;
+  /**
+   * False only for the escape hatch of mode `off`: the helper runs as a plain child of the worker,
+   * in the work tree itself (no mount point, no isolation). Every report records it.
+   */
+  readonly sandboxed: boolean;
   /**
    * True when the engine can run an install hook: a writable mount (under its state directory),
    * handed to a host uid of the run's own, so that no install shares a uid with another run.
    */
   readonly runsInstalls: boolean;
+  /** Present when the engine accepts `mounts`; absent, it refuses them and install hooks cannot start. */
+  readonly installSupport?: InstallSupport;
   run(spec: SandboxSpec): Promise<SandboxResult>;
   /**
    * A cheap check that the engine can still start sandboxes (the container API answers `_ping`;

@@ -1,12 +1,12 @@
 import type { InstallHookMode } from "@reviewbot/policy/operator-policy";
-import type { ImageIdentity } from "@reviewbot/sandbox/container-engine";
+import type { ImageIdentity } from "@reviewbot/sandbox/sandbox-spec";
 import type { DepsCache } from "@reviewbot/sandbox/deps-cache";
 
 /**
  * What running install hooks needs on this worker: the registry proxy's directory (mounted into
- * install sandboxes), the deps cache, and the container engine's image ids for the cache key.
- * Built by the composition root only when the operator's `installHooks` is `registry` and the
- * selected engine is a container engine (see `openInstallHooks`).
+ * install sandboxes), the deps cache, and the engine's image ids for the cache key. Built by the
+ * review runtime only when the operator's `installHooks` is `registry` and the selected engine
+ * accepts mounts (`@reviewbot/runtime/open-install-hooks`).
  */
 export interface InstallHookRuntime {
   readonly registryDir: string;

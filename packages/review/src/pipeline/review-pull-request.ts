@@ -42,7 +42,7 @@ export interface ReviewDependencies {
   readonly onProgress?: (update: ReviewProgress) => void;
   /**
    * The registry proxy and deps cache, when the operator's `installHooks` is `registry` and the
-   * engine is a container engine; without it install hooks are not run (fail closed).
+   * engine accepts mounts; without it install hooks are not run (fail closed).
    */
   readonly installHooks?: InstallHookRuntime;
   /** The AI review, when a model is configured; without it the report says the AI review is off. */
@@ -125,7 +125,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       base: { ref: request.base.ref, sha: checkout.baseSha },
       head: { ref: request.head.ref, sha: checkout.headSha },
       engine: deps.engine.name,
-      sandboxed: deps.engine.name !== "none",
+      sandboxed: deps.engine.sandboxed,
       overlay: {
         source: checkout.overlay.source,
         failedClosed: checkout.overlay.failedClosed,

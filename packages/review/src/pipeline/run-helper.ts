@@ -29,11 +29,11 @@ export interface HelperRun {
 
 /**
  * The argv an engine runs: the policy's, whose `.ai/` paths are absolute under the sandbox's
- * mount point (layer 2: the base's top-level `.ai/`, whatever the cwd). The unsandboxed `none`
- * engine has no mount point and runs in the worktree itself, so they point there instead.
+ * mount point (layer 2: the base's top-level `.ai/`, whatever the cwd). An unsandboxed engine
+ * has no mount point and runs in the worktree itself, so they point there instead.
  */
 export function engineArgv(argv: readonly string[], run: Pick<HelperRun, "engine" | "worktree">): readonly string[] {
-  return run.engine.name === "none" ? relocateTrustedPaths(argv, run.worktree) : argv;
+  return run.engine.sandboxed ? argv : relocateTrustedPaths(argv, run.worktree);
 }
 
 /**

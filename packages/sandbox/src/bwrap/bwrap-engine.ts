@@ -38,6 +38,7 @@ export interface BwrapEngineOptions {
  */
 export class BwrapEngine implements SandboxEngine {
   readonly name = "bwrap";
+  readonly sandboxed = true;
   /** bwrap mounts no extra directory (`refuseMounts`). */
   readonly runsInstalls = false;
   /** The host uids runs get (a root worker), or undefined: bwrap runs as the worker itself. */

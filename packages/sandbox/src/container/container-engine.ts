@@ -17,7 +17,7 @@ import { bindNoexec } from "./noexec-bind.js";
 import { ownTree } from "../uids/own-tree.js";
 import { createAsRunUid, handsOverMounts, type RunUid, type RunUids } from "../uids/run-uid.js";
 import { ownIds } from "../uids/sandbox-user.js";
-import type { EngineHealth, SandboxEngine, SandboxResult, SandboxSpec } from "../sandbox-spec.js";
+import type { EngineHealth, ImageIdentity, InstallSupport, SandboxEngine, SandboxResult, SandboxSpec } from "../sandbox-spec.js";
 
 export interface ContainerEngineOptions {
   readonly name: "podman" | "docker";
@@ -45,11 +45,6 @@ export interface ContainerEngineOptions {
   readonly uids?: RunUids;
 }
 
-/** What the deps cache keys an install on: the image's content id, not its mutable tag. */
-export interface ImageIdentity {
-  imageId(reference: string): Promise<string>;
-}
-
 /**
  * Runs each helper in a fresh container through the Docker Engine API (Podman's or Docker's).
  * The output streams are attached before start and their end marks the exit, which avoids the
@@ -58,8 +53,10 @@ export interface ImageIdentity {
  */
 export class ContainerEngine implements SandboxEngine, ImageIdentity {
   readonly name: "podman" | "docker";
+  readonly sandboxed = true;
   /** The worker-owned directory a spec's `mounts` must lie under (the deps cache, the registry proxy's). */
   readonly stateDir: string;
+  readonly installSupport: InstallSupport;
   /** Where runs get their own uids; undefined: every helper runs as uid 10001. */
   readonly uids: RunUids | undefined;
   readonly #docker: Dockerode;
@@ -78,6 +75,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.#seccomp = options.seccomp;
     this.#service = options.service;
     this.stateDir = options.stateDir;
+    this.installSupport = { stateDir: options.stateDir, imageId: (reference) => this.imageId(reference) };
     this.#memoryCgroupDir = options.memoryCgroupDir;
     this.uids = options.uids;
   }

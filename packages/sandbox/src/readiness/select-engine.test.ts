@@ -6,6 +6,7 @@ import { selectEngine } from "./select-engine.js";
 // Engines are plain data here: selection never calls run().
 const engine = (name: EngineName): SandboxEngine => ({
   name,
+  sandboxed: name !== "none",
   runsInstalls: false,
   run: () => Promise.reject(new Error("not run")),
   health: () => Promise.resolve({ healthy: true }),

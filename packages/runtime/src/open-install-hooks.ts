@@ -1,18 +1,17 @@
 import { join } from "node:path";
 import type { Logger } from "@reviewbot/core/logger";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
-import { ContainerEngine } from "@reviewbot/sandbox/container-engine";
+import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import { DepsCache } from "@reviewbot/sandbox/deps-cache";
 import { RegistryProxy } from "@reviewbot/sandbox/registry-proxy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import type { InstallHookRuntime } from "../pipeline/install-hook-runtime.js";
 
-/** The CA bundle used when the composition root names none (Debian's). */
+/** The CA bundle used when the environment names none (Debian's). */
 export const DEFAULT_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 
 export interface InstallHooksOptions {
   readonly operator: OperatorPolicy;
-  /** The selected engine, before any wrapping: install hooks run only on a container engine. */
+  /** The selected engine: install hooks run only on one that accepts mounts (`installSupport`). */
   readonly engine: SandboxEngine;
   /** The host's CA bundle (outbound HTTPS here is TLS-intercepted by a proxy the host trusts). */
   readonly caBundle: string;
@@ -27,21 +26,23 @@ export interface OpenedInstallHooks {
 
 /**
  * Starts what install hooks need on this worker when the operator turned them on
- * (`installHooks: "registry"`) and the engine is a container engine: the registry proxy on
- * `<engine state dir>/registry/proxy.sock`, allowing the operator's `installRegistries` on port
- * 443, and the deps cache in `<engine state dir>/deps` (mounts must lie under that directory). Otherwise nothing starts, and the pipeline reports each
- * install hook as not run (fail closed).
+ * (`installHooks: "registry"`) and the engine accepts mounts (a container engine): the registry
+ * proxy on `<engine state dir>/registry/proxy.sock`, allowing the operator's `installRegistries`
+ * on port 443, and the deps cache in `<engine state dir>/deps` (mounts must lie under that
+ * directory). Otherwise nothing starts, and the pipeline reports each install hook as not run
+ * (fail closed).
  */
 export async function openInstallHooks(options: InstallHooksOptions): Promise<OpenedInstallHooks> {
   const { operator, engine, logger } = options;
   if (operator.installHooks === "off") return { close: () => Promise.resolve() };
-  if (!(engine instanceof ContainerEngine)) {
+  const support = engine.installSupport;
+  if (support === undefined) {
     logger.warn({ engine: engine.name }, "install hooks need the container engine; they will not run");
     return { close: () => Promise.resolve() };
   }
   const log = logger.child({ component: "registry-proxy" });
   const proxy = await RegistryProxy.start({
-    dir: join(engine.stateDir, "registry"),
+    dir: join(support.stateDir, "registry"),
     allowedHosts: operator.installRegistries,
     caBundle: options.caBundle,
     onDecision: (decision) => {
@@ -49,12 +50,12 @@ export async function openInstallHooks(options: InstallHooksOptions): Promise<Op
       else log.warn(decision, "registry proxy refused a connection");
     },
   });
-  const cache = new DepsCache(join(engine.stateDir, "deps"));
+  const cache = new DepsCache(join(support.stateDir, "deps"));
   try {
     await cache.init();
   } catch (err) {
     await proxy.close();
     throw err;
   }
-  return { runtime: { registryDir: proxy.dir, cache, images: engine }, close: () => proxy.close() };
+  return { runtime: { registryDir: proxy.dir, cache, images: support }, close: () => proxy.close() };
 }

@@ -20,9 +20,9 @@ export interface SandboxHealth {
 }
 
 /**
- * The worker's view of its sandbox engine after start-up (issue 11): the engine's own cheap check,
- * bounded by a timeout and cached briefly. Logs once when the engine turns unhealthy and once when
- * it recovers, not on every check.
+ * A process's view of its sandbox engine after start-up, for a worker's `/readyz` (issue 11): the
+ * engine's own cheap check, bounded by a timeout and cached briefly. Logs once when the engine
+ * turns unhealthy and once when it recovers, not on every check.
  */
 export function createSandboxHealth(engine: Pick<SandboxEngine, "name" | "health">, options: SandboxHealthOptions): SandboxHealth {
   const now = options.now ?? Date.now;

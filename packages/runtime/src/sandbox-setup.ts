@@ -1,14 +1,10 @@
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { parseSandboxMode } from "@reviewbot/policy/sandbox-mode";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import type { SandboxEngineName, SandboxSetup } from "@reviewbot/sandbox/prepare-sandbox";
 import type { RuntimeConfig } from "./runtime-config.js";
-
-/** The repository's Podman settings (runc, cgroupfs, explicit ulimits), next to the built package. */
-const CONTAINERS_CONF = fileURLToPath(new URL("../../../../infra/podman/containers.conf", import.meta.url));
 
 /**
  * The sandbox settings from the operator's configuration. `auto` tries the rootful container
@@ -28,7 +24,7 @@ export function sandboxSetup(config: RuntimeConfig, operator: OperatorPolicy): S
     mode: parseSandboxMode(config.REVIEWBOT_SANDBOX),
     engines,
     stateDir: join(config.REVIEWBOT_CACHE_DIR, "sandbox"),
-    containersConf: CONTAINERS_CONF,
+    containersConf: config.REVIEWBOT_CONTAINERS_CONF,
     ...(config.REVIEWBOT_PODMAN_SOCKET === undefined ? {} : { podmanSocket: config.REVIEWBOT_PODMAN_SOCKET }),
     ...(config.REVIEWBOT_DOCKER_SOCKET === undefined ? {} : { dockerSocket: config.REVIEWBOT_DOCKER_SOCKET }),
     images: Object.values(operator.images),

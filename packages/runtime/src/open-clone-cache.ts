@@ -1,13 +1,14 @@
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { CloneCacheOptions } from "@reviewbot/overlay/clone-cache";
+import { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { RuntimeConfig } from "./runtime-config.js";
 
 /**
- * The clone cache's options from the operator's configuration. `allowedProtocols` is the app's
- * decision (the CLI accepts https and local paths; a worker only its one source's protocol).
+ * The clone cache the operator configured, initialised (leftovers of an earlier process collected).
+ * `allowedProtocols` is the app's decision (the CLI accepts https and local paths; a worker only
+ * its one source's protocol).
  */
-export function cloneCacheOptions(config: RuntimeConfig, scrubber: SecretScrubber, allowedProtocols: readonly string[]): CloneCacheOptions {
-  return {
+export async function openCloneCache(config: RuntimeConfig, scrubber: SecretScrubber, allowedProtocols: readonly string[]): Promise<CloneCache> {
+  const cache = new CloneCache({
     root: config.REVIEWBOT_CACHE_DIR,
     allowedProtocols,
     gitTimeoutMs: config.REVIEWBOT_GIT_TIMEOUT_MS,
@@ -19,5 +20,7 @@ export function cloneCacheOptions(config: RuntimeConfig, scrubber: SecretScrubbe
       maxPathBytes: config.REVIEWBOT_MAX_PATH_BYTES,
     },
     scrubber,
-  };
+  });
+  await cache.init();
+  return cache;
 }

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
 const positiveInt = z.coerce.number().int().positive();
@@ -9,8 +10,15 @@ export const ENGINE_CHOICES = ["auto", "podman", "docker", "bwrap"] as const;
 export type EngineChoiceSetting = (typeof ENGINE_CHOICES)[number];
 
 /**
- * The review pipeline's slice of the operator's environment: clone cache, sandbox engines and the
- * operator policy file. Apps spread `RuntimeConfig.shape` into their own strict schema (see
+ * The repository's Podman settings (runc, cgroupfs, explicit ulimits: ARCHITECTURE §6) where a
+ * checkout has them, `infra/podman/containers.conf` (this file is `packages/runtime/{src,dist}/`).
+ * The default of REVIEWBOT_CONTAINERS_CONF; a bundle without the repository names its own copy.
+ */
+const REPO_CONTAINERS_CONF = fileURLToPath(new URL("../../../infra/podman/containers.conf", import.meta.url));
+
+/**
+ * The review runtime's slice of the operator's environment: clone cache, sandbox engines, the
+ * operator policy file and the CA bundle install hooks trust. Apps spread `RuntimeConfig.shape` into their own strict schema (see
  * `parseEnvConfig`), so every app that runs the pipeline reads these names the same way.
  */
 export const RuntimeConfig = z.object({
@@ -21,6 +29,8 @@ export const RuntimeConfig = z.object({
   REVIEWBOT_ENGINE: z.enum(ENGINE_CHOICES).default("auto"),
   REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),
   REVIEWBOT_DOCKER_SOCKET: z.string().min(1).optional(),
+  // CONTAINERS_CONF of the private `podman system service` a worker starts without REVIEWBOT_PODMAN_SOCKET.
+  REVIEWBOT_CONTAINERS_CONF: z.string().min(1).default(REPO_CONTAINERS_CONF),
   // FIRST-LAST: the host uids a root worker's sandboxes run as, one per run in flight.
   REVIEWBOT_SANDBOX_UIDS: z
     .string()
@@ -38,6 +48,10 @@ export const RuntimeConfig = z.object({
   REVIEWBOT_MAX_TOTAL_BYTES: positiveInt.default(1024 * 1024 * 1024),
   REVIEWBOT_MAX_PATH_DEPTH: positiveInt.default(64),
   REVIEWBOT_MAX_PATH_BYTES: positiveInt.default(4096),
+  // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts (ARCHITECTURE §6): the install
+  // hooks' registry proxy trusts the bundle Node is given, else Debian's.
+  NODE_EXTRA_CA_CERTS: z.string().optional(),
+  SSL_CERT_FILE: z.string().optional(),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 
