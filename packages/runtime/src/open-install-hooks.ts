@@ -26,7 +26,8 @@ export interface OpenedInstallHooks {
 
 /**
  * Starts what install hooks need on this worker when the operator turned them on
- * (`installHooks: "registry"`) and the engine accepts mounts (a container engine): the registry
+ * (`installHooks: "registry"`) and the engine runs installs (a container engine that gives each
+ * its own uid, `runsInstalls`): the registry
  * proxy on `<engine state dir>/registry/proxy.sock`, allowing the operator's `installRegistries`
  * on port 443, and the deps cache in `<engine state dir>/deps` (mounts must lie under that
  * directory). Otherwise nothing starts, and the pipeline reports each install hook as not run
@@ -36,8 +37,9 @@ export async function openInstallHooks(options: InstallHooksOptions): Promise<Op
   const { operator, engine, logger } = options;
   if (operator.installHooks === "off") return { close: () => Promise.resolve() };
   const support = engine.installSupport;
-  if (support === undefined) {
-    logger.warn({ engine: engine.name }, "install hooks need the container engine; they will not run");
+  // An engine that cannot give an install a uid of its own refuses installs: nothing to start.
+  if (support === undefined || !engine.runsInstalls) {
+    logger.warn({ engine: engine.name, runsInstalls: engine.runsInstalls }, "install hooks need the container engine; they will not run");
     return { close: () => Promise.resolve() };
   }
   const log = logger.child({ component: "registry-proxy" });

@@ -80,7 +80,7 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
     this.uids = options.uids;
   }
 
-  /** An install's writable mount goes to its own uid (or, with no source of uids, every run is 10001). */
+  /** An install's writable mount goes to a uid of its own: false without a source of uids, or one the worker cannot hand mounts to. */
   get runsInstalls(): boolean {
     return handsOverMounts(this.uids);
   }

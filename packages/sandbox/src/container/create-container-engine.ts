@@ -7,7 +7,7 @@ import { dockerService } from "./docker-service.js";
 import type { EngineService } from "./engine-service.js";
 import { DaemonUidNames, NAMESPACED_SANDBOX_UIDS } from "../uids/daemon-uid-names.js";
 import { daemonUidSpace } from "./daemon-uid-space.js";
-import { checkSandboxUids, DEFAULT_SANDBOX_UIDS, type HostUidPool, type HostUidRange } from "../uids/host-uid-pool.js";
+import { checkSandboxUids, DEFAULT_SANDBOX_UIDS, HostUidPool, type HostUidRange } from "../uids/host-uid-pool.js";
 import { podmanService } from "./podman-service.js";
 import type { RunUids } from "../uids/run-uid.js";
 import { isRootWorker } from "../uids/sandbox-user.js";
@@ -34,7 +34,7 @@ export interface ContainerEngineConfig {
   readonly janitorIntervalMs?: number;
   /**
    * Without a configured socket: host uids to run each helper as, one per run in flight (a root
-   * worker's own rootful engine). Without it every helper runs as uid 10001.
+   * worker's own rootful engine; default a pool over `DEFAULT_SANDBOX_UIDS`).
    */
   readonly uids?: HostUidPool;
   /**
@@ -85,9 +85,10 @@ export async function createContainerEngine(config: ContainerEngineConfig): Prom
  * containers of their own cannot see one another's host leases).
  */
 async function runUids(config: ContainerEngineConfig, docker: Dockerode, privateDaemon: boolean): Promise<{ uids?: RunUids }> {
-  if (privateDaemon && config.uids !== undefined) return { uids: { kind: "host-pool", pool: config.uids } };
+  // A root worker's private service is rootful: host uids, its own pool unless given one (as bwrap's).
+  if (privateDaemon && isRootWorker()) return { uids: { kind: "host-pool", pool: config.uids ?? (await HostUidPool.create()) } };
   // A worker that is not root runs its private Podman service rootless: names in its namespace.
-  if (privateDaemon) return isRootWorker() ? {} : { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
+  if (privateDaemon) return { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
   const space = await daemonUidSpace(docker, config.kind).catch((err: unknown) => {
     const reason = err instanceof Error ? err.message : String(err);
     throw new AppError("SANDBOX_UNAVAILABLE", `could not ask the ${config.kind} daemon at ${config.socketPath ?? ""} whose uids its containers run as: ${reason}`, { cause: err });

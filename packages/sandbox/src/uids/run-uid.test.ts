@@ -49,4 +49,11 @@ describe("createAsRunUid through daemon names", () => {
     // Negative control: the same worker runs read-only runs as uids of their own.
     await expect(createAsRunUid(names(false), false, create)).resolves.toMatchObject({ uid: { own: true } });
   });
+
+  it("refuses a writable-mount run with no source of uids, and runs a read-only one as the shared 10001", async () => {
+    const { create, created } = daemon(new Set(), conflict);
+    await expect(createAsRunUid(undefined, true, create)).rejects.toMatchObject({ code: "POLICY_DENIED" });
+    await expect(createAsRunUid(undefined, false, create)).resolves.toMatchObject({ uid: { uid: 10001, own: false } });
+    expect(created).toEqual([{ user: "10001:10001", name: undefined }]);
+  });
 });

@@ -27,14 +27,14 @@ const SHARED: RunUid = { ...SANDBOX_IDS, own: false, release: () => Promise.reso
 
 /** True when a run with a writable mount gets a uid of its own too: the worker can hand it the mount. */
 export function handsOverMounts(uids: RunUids | undefined): boolean {
-  return uids === undefined || uids.kind === "host-pool" || uids.names.handsOverMounts;
+  return uids !== undefined && (uids.kind === "host-pool" || uids.names.handsOverMounts);
 }
 
 /**
  * Creates a run's container as a uid of its own when `uids` can give one: from a host pool, or
  * through daemon names. A run with a writable mount the worker cannot hand to that uid (a worker
- * that is not root, or a rootless engine's uids) is refused rather than run as a shared uid.
- * Without `uids` every run is uid 10001.
+ * that is not root, a rootless engine's uids, or no source of uids) is refused rather than run as
+ * a shared uid. Without `uids` every other run is uid 10001.
  *
  * @throws AppError `SANDBOX_UNAVAILABLE` when no uid is free; `POLICY_DENIED` for a writable mount
  *   that cannot be handed over; or what `create` throws.
@@ -49,10 +49,10 @@ export async function createAsRunUid<C>(uids: RunUids | undefined, writable: boo
       throw err;
     }
   }
-  if (uids === undefined) return { container: await create(userOf(SHARED), undefined), uid: SHARED };
   if (writable && !handsOverMounts(uids)) {
     throw new AppError("POLICY_DENIED", "mounts: a writable mount needs a run uid of its own, and this worker cannot hand the mount to one (it is not root, or the engine is rootless)");
   }
+  if (uids === undefined) return { container: await create(userOf(SHARED), undefined), uid: SHARED };
   for (const candidate of uids.names.candidates()) {
     try {
       const container = await create(`${String(candidate.uid)}:${String(candidate.uid)}`, candidate.name);
