@@ -13,14 +13,19 @@ describe("loadApiConfig", () => {
       REVIEWBOT_WEBHOOK_MAX_BYTES: 26_214_400,
       REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: 8,
       GITHUB_API_URL: "https://api.github.com",
-      REVIEWBOT_SINK: "github",
+      sink: { kind: "github", appId: 12, privateKey: { file: "/run/secrets/key.pem" } },
       REVIEWBOT_REVIEW_COMMENTS: "off",
       REVIEWBOT_REVIEW_COMMAND: "/review",
       REVIEWBOT_BOT_LOGINS: [],
       REVIEWBOT_PR_ACTIONS: ["opened", "reopened", "synchronize", "ready_for_review"],
       REVIEWBOT_COMMAND_ASSOCIATIONS: ["OWNER", "MEMBER", "COLLABORATOR"],
-      GITHUB_APP_ID: 12,
     });
+  });
+
+  it("gives each sink what it requires, and no more", () => {
+    expect(loadApiConfig(local).sink).toEqual({ kind: "local", dir: "/tmp/out" });
+    expect(loadApiConfig({ ...base, GITHUB_APP_ID: "7", GITHUB_PRIVATE_KEY: "pem" }).sink).toEqual({ kind: "github", appId: 7, privateKey: { pem: "pem" } });
+    expect(loadApiConfig(local)).not.toHaveProperty("REVIEWBOT_LOCAL_SINK_DIR");
   });
 
   it("narrows the event filter to a subset, and refuses anything outside it", () => {

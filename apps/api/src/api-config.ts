@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
 import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./webhooks/body-read-slots.js";
@@ -32,15 +33,12 @@ const loginList = z
   );
 
 /**
- * The API's settings. Every REVIEWBOT_* variable must be known here (a typo is an error, not a
- * silent default); the other names are the agreed common ones. GitHub credentials are required
- * only when results go to GitHub.
+ * The API's variables. Every REVIEWBOT_* variable must be known here (a typo is an error, not a
+ * silent default); the other names are the agreed common ones.
  */
-export const ApiConfig = z
+const ApiVariables = z
   .object({
-    REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
-    // The password of the URL's ACL user (reviewbot-api, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
-    REDIS_PASSWORD: optionalText,
+    ...REDIS_ENV_FIELDS,
     REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
     REVIEWBOT_HOST: z.string().min(1).default("127.0.0.1"),
     REVIEWBOT_PORT: port.default(3000),
@@ -76,27 +74,47 @@ export const ApiConfig = z
     ...LLM_ENV_FIELDS,
   })
   .strict()
-  .superRefine((config, ctx) => {
-    refineLlmEnv(config, ctx);
-    if (config.REVIEWBOT_SINK === "local") {
-      if (config.REVIEWBOT_LOCAL_SINK_DIR === undefined) {
-        ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_SINK_DIR"], message: "is required when REVIEWBOT_SINK=local" });
-      }
-      return;
-    }
-    if (config.GITHUB_APP_ID === undefined) {
-      ctx.addIssue({ code: "custom", path: ["GITHUB_APP_ID"], message: "is required when REVIEWBOT_SINK=github" });
-    }
-    const keys = [config.GITHUB_PRIVATE_KEY, config.GITHUB_PRIVATE_KEY_FILE].filter((key) => key !== undefined);
-    if (keys.length !== 1) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["GITHUB_PRIVATE_KEY"],
-        message: "exactly one of GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_FILE is required when REVIEWBOT_SINK=github",
-      });
-    }
-  });
-export type ApiConfig = z.infer<typeof ApiConfig>;
+  .superRefine(refineLlmEnv);
+
+/** Where results go: files in a directory, or GitHub as an App (its id and private key). */
+type SinkSetting =
+  | { readonly kind: "local"; readonly dir: string }
+  | { readonly kind: "github"; readonly appId: number; readonly privateKey: { readonly pem: string } | { readonly file: string } };
+
+/**
+ * The API's settings: the variables, with the sink and what it requires as one `sink`. GitHub
+ * credentials are required only when results go to GitHub.
+ */
+export const ApiConfig = ApiVariables.transform((variables, ctx) => {
+  const { REVIEWBOT_SINK: kind, REVIEWBOT_LOCAL_SINK_DIR: dir, GITHUB_APP_ID: appId, GITHUB_PRIVATE_KEY: pem, GITHUB_PRIVATE_KEY_FILE: file, ...rest } = variables;
+  const sink = sinkSetting(kind, { dir, appId, pem, file }, ctx);
+  return sink === undefined ? z.NEVER : { ...rest, sink };
+});
+export type ApiConfig = z.output<typeof ApiConfig>;
+
+function sinkSetting(
+  kind: "local" | "github",
+  given: { dir: string | undefined; appId: number | undefined; pem: string | undefined; file: string | undefined },
+  ctx: z.RefinementCtx,
+): SinkSetting | undefined {
+  if (kind === "local") {
+    if (given.dir !== undefined) return { kind, dir: given.dir };
+    ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_SINK_DIR"], message: "is required when REVIEWBOT_SINK=local" });
+    return undefined;
+  }
+  if (given.appId === undefined) {
+    ctx.addIssue({ code: "custom", path: ["GITHUB_APP_ID"], message: "is required when REVIEWBOT_SINK=github" });
+  }
+  const privateKey = given.pem === undefined ? (given.file === undefined ? undefined : { file: given.file }) : given.file === undefined ? { pem: given.pem } : undefined;
+  if (privateKey === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["GITHUB_PRIVATE_KEY"],
+      message: "exactly one of GITHUB_PRIVATE_KEY or GITHUB_PRIVATE_KEY_FILE is required when REVIEWBOT_SINK=github",
+    });
+  }
+  return given.appId === undefined || privateKey === undefined ? undefined : { kind, appId: given.appId, privateKey };
+}
 
 /**
  * Reads the API's slice of an environment (every REVIEWBOT_* name plus the common names it uses;

@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_DASHBOARD_PASSWORD, config.REDIS_PASSWORD]) {
     if (secret !== undefined) scrubber.register(secret);
   }
-  const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
+  const logger = createLogger({ name: "reviewbot-api", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   // The queue seal's key derives from the webhook secret: workers hold neither (deployment.md).
   const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
   const redis = createRedisConnection(config.REDIS_URL, { name: "api", blocking: false, password: config.REDIS_PASSWORD });
@@ -56,11 +56,7 @@ async function main(): Promise<void> {
   const reviews = new Queue(REVIEW_QUEUE, { connection: redis });
   const github = new Queue(GITHUB_QUEUE, { connection: redis });
   const metrics = createApiMetrics([reviews, github]);
-  const app = config.REVIEWBOT_SINK === "github" ? await gitHubApp(config, { redis, scrubber, logger, metrics }) : null;
-  const sink: ReviewSink =
-    app === null
-      ? createLocalSink(config.REVIEWBOT_LOCAL_SINK_DIR ?? "")
-      : createGitHubSink({ app, appId: config.GITHUB_APP_ID ?? 0, redis, logger, scrubber, reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on" });
+  const { app, sink } = await openSink(config, { redis, scrubber, logger, metrics });
   const resolve: PullRequestResolver | null =
     app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
   const mint: TokenMinter | null = app === null ? null : (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
@@ -90,7 +86,7 @@ async function main(): Promise<void> {
         botLogins: config.REVIEWBOT_BOT_LOGINS,
         reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,
         checkRunName: CHECK_RUN_NAME,
-        appId: config.GITHUB_APP_ID ?? null,
+        appId: config.sink.kind === "github" ? config.sink.appId : null,
         pullRequestActions: config.REVIEWBOT_PR_ACTIONS,
         commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
         // Replies are answered by the model: without one there is nothing to answer with.
@@ -153,19 +149,31 @@ async function main(): Promise<void> {
   };
   process.once("SIGTERM", stop);
   process.once("SIGINT", stop);
-  logger.info({ host: config.REVIEWBOT_HOST, port: (server.address() as { port: number }).port, sink: config.REVIEWBOT_SINK }, "api listening");
+  logger.info({ host: config.REVIEWBOT_HOST, port: (server.address() as { port: number }).port, sink: config.sink.kind }, "api listening");
 }
 
-async function gitHubApp(
-  config: ApiConfig,
-  deps: { redis: Redis; scrubber: SecretScrubber; logger: Logger; metrics: ApiMetrics },
-): Promise<GitHubApp> {
-  const privateKey = await readPrivateKey(config);
+interface SinkDeps {
+  readonly redis: Redis;
+  readonly scrubber: SecretScrubber;
+  readonly logger: Logger;
+  readonly metrics: ApiMetrics;
+}
+
+/** The configured sink, and the GitHub App behind it (none for the local sink). */
+async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app: GitHubApp | null; sink: ReviewSink }> {
+  if (config.sink.kind === "local") return { app: null, sink: createLocalSink(config.sink.dir) };
+  const app = await gitHubApp(config.sink, config.GITHUB_API_URL, deps);
+  const { redis, logger, scrubber } = deps;
+  return { app, sink: createGitHubSink({ app, appId: config.sink.appId, redis, logger, scrubber, reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on" }) };
+}
+
+async function gitHubApp(sink: Extract<ApiConfig["sink"], { kind: "github" }>, baseUrl: string, deps: SinkDeps): Promise<GitHubApp> {
+  const privateKey = await readPrivateKey(sink.privateKey);
   deps.scrubber.register(privateKey);
   return createGitHubApp({
-    appId: config.GITHUB_APP_ID ?? 0,
+    appId: sink.appId,
     privateKey,
-    baseUrl: config.GITHUB_API_URL,
+    baseUrl,
     redis: deps.redis,
     scrubber: deps.scrubber,
     logger: deps.logger,
@@ -179,11 +187,10 @@ async function gitHubApp(
   });
 }
 
-async function readPrivateKey(config: ApiConfig): Promise<string> {
-  if (config.GITHUB_PRIVATE_KEY !== undefined) return config.GITHUB_PRIVATE_KEY.replace(/\\n/g, "\n");
-  const file = config.GITHUB_PRIVATE_KEY_FILE ?? "";
-  return readFile(file, "utf8").catch((err: unknown) => {
-    throw new AppError("CONFIG_INVALID", "GITHUB_PRIVATE_KEY_FILE: cannot be read", { cause: err, details: { file } });
+async function readPrivateKey(key: { readonly pem: string } | { readonly file: string }): Promise<string> {
+  if ("pem" in key) return key.pem.replace(/\\n/g, "\n");
+  return readFile(key.file, "utf8").catch((err: unknown) => {
+    throw new AppError("CONFIG_INVALID", "GITHUB_PRIVATE_KEY_FILE: cannot be read", { cause: err, details: { file: key.file } });
   });
 }
 

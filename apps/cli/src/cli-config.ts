@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
@@ -11,9 +12,10 @@ import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
  */
 export const CliConfig = RuntimeConfig.extend({
   REVIEWBOT_LOG_LEVEL: LogLevel.default("warn"),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
-  // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret).
-  REDIS_PASSWORD: z.string().min(1).optional(),
+  // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret);
+  // `fleet` starts a private Redis unless REDIS_URL names one.
+  ...REDIS_ENV_FIELDS,
+  REDIS_URL: REDIS_ENV_FIELDS.REDIS_URL.optional(),
   REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   // The AI review starts no model call later than this after the command started (the worker's name and bounds).
   REVIEWBOT_REVIEW_DEADLINE_MS: z.coerce.number().int().min(5_000).max(86_400_000).default(1_200_000),

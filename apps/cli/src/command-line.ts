@@ -54,7 +54,9 @@ ${Object.values(COMMAND_HELP).join("")}
 Settings come from the environment (REVIEWBOT_*, REDIS_URL; README.md lists them all).
 `;
 
-export type EngineChoice = "auto" | "podman" | "docker" | "bwrap" | "none";
+/** `--engine`: REVIEWBOT_ENGINE's choices, or `none`, the explicit escape hatch of REVIEWBOT_SANDBOX=off. */
+const ENGINE_OPTION = [...ENGINE_CHOICES, "none"] as const;
+export type EngineChoice = (typeof ENGINE_OPTION)[number];
 
 export type Command =
   | { readonly name: "help"; readonly text: string }
@@ -124,7 +126,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
       filterMode: oneOf<FilterMode>("--filter-mode", parsed.values["filter-mode"], FILTER_MODES),
       failLevel: oneOf<FailLevel>("--fail-level", parsed.values["fail-level"], ["none", "notice", "warning", "error"]),
     },
-    engine: parsed.values.engine === undefined ? undefined : oneOf<EngineChoice>("--engine", parsed.values.engine, ["auto", "podman", "docker", "bwrap", "none"]),
+    engine: parsed.values.engine === undefined ? undefined : oneOf<EngineChoice>("--engine", parsed.values.engine, ENGINE_OPTION),
     output: parsed.values.output,
   };
 }

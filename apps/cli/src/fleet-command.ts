@@ -9,7 +9,7 @@ import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
-import { RuntimeConfig, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
+import { runtimeConfigEnv, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
 import { startChildService, type ChildService } from "./child-service.js";
 import type { CliConfig } from "./cli-config.js";
 import { freePort } from "./free-port.js";
@@ -56,9 +56,14 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
     process.once("SIGTERM", resolve);
   });
   try {
-    redis = config.REDIS_URL === undefined ? await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8")) : undefined;
-    const shared: RedisLogin = { url: config.REDIS_URL ?? "", password: config.REDIS_PASSWORD };
-    const logins = redis?.roles ?? { api: shared, worker: shared, admin: shared };
+    let logins: PrivateRedis["roles"];
+    if (config.REDIS_URL === undefined) {
+      redis = await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8"));
+      logins = redis.roles;
+    } else {
+      const shared: RedisLogin = { url: config.REDIS_URL, password: config.REDIS_PASSWORD };
+      logins = { api: shared, worker: shared, admin: shared };
+    }
     const base = { ...inheritedEnv({ PATH: DEFAULT_PATH, HOME: "/" }), REVIEWBOT_LOG_LEVEL: "info" };
     const password = randomBytes(18).toString("base64url");
     const webhookSecret = randomBytes(24).toString("base64url");
@@ -82,17 +87,16 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
       startChildService("worker", [process.execPath, join(ROOT, "apps/worker/dist/main.js")], {
         ...base,
         ...redisEnv(logins.worker),
-        ...pipelineEnv(),
+        ...runtimeConfigEnv(config),
         ...(args.engine === undefined ? {} : { REVIEWBOT_ENGINE: args.engine }),
         REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
         REVIEWBOT_WORKER_CREDENTIAL: credential,
-        REVIEWBOT_CACHE_DIR: config.REVIEWBOT_CACHE_DIR,
         REVIEWBOT_SOURCE: "local",
         REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
         REVIEWBOT_WORKER_PORT: String(await freePort()),
       }, join(logDir, "worker.log")),
     );
-    write(`reviewbot fleet: redis ${redis === undefined ? shared.url.replace(/\/\/[^@]*@/, "//") : "(private, one ACL user per role)"}, api and worker started; logs in ${logDir}\n`);
+    write(`reviewbot fleet: redis ${config.REDIS_URL === undefined ? "(private, one ACL user per role)" : config.REDIS_URL.replace(/\/\/[^@]*@/, "//")}, api and worker started; logs in ${logDir}\n`);
     await createSample(join(reposDir, SAMPLE.repository));
     const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, QueueSeal.fromSecret(webhookSecret));
     write(`reviewbot fleet: submitted ${SAMPLE.repository}#${SAMPLE.pullNumber} (${submission.job.headSha.slice(0, 12)}) as ${submission.outcome.jobId}\n\n`);
@@ -117,11 +121,6 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
 /** REDIS_URL naming the role's ACL user, and its password apart. */
 function redisEnv(login: RedisLogin): Record<string, string> {
   return { REDIS_URL: login.url, ...(login.password === undefined ? {} : { REDIS_PASSWORD: login.password }) };
-}
-
-/** The pipeline's REVIEWBOT_* settings the CLI was given (already validated), for the worker. */
-function pipelineEnv(): Record<string, string> {
-  return inheritedEnv(Object.fromEntries(Object.keys(RuntimeConfig.shape).map((name) => [name, null])));
 }
 
 async function createSample(dest: string): Promise<void> {

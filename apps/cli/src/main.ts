@@ -42,7 +42,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const llm = toLlmSettings(config);
   // Registered before any client holds it: whatever is logged, printed or sent to the model is scrubbed of it.
   if (llm.enabled && llm.apiKey !== "") scrubber.register(llm.apiKey);
-  const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
+  const logger = createLogger({ name: "reviewbot-cli", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   if (command.name === "submit") {
     if (config.REDIS_URL === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit (the api's Redis user)");
     if (config.REVIEWBOT_WEBHOOK_SECRET === undefined) throw new AppError("CONFIG_INVALID", "REVIEWBOT_WEBHOOK_SECRET: required by submit (jobs are sealed as the api seals them)");

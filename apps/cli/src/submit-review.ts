@@ -1,7 +1,7 @@
-import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { isAbsolute, relative, resolve } from "node:path";
-import { promisify } from "node:util";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { Queue } from "bullmq";
 import { AppError } from "@reviewbot/core/errors";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
@@ -11,7 +11,8 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { ReviewJob } from "@reviewbot/queue/review-job";
 import type { RedisLogin } from "./private-redis.js";
-import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
+import { inheritedPath } from "@reviewbot/core/inherited-env";
+import { resolveCommit } from "@reviewbot/overlay/run-git";
 
 export interface SubmitArgs {
   /** The directory of local repositories a worker with REVIEWBOT_SOURCE=local reads. */
@@ -31,6 +32,9 @@ export interface Submission {
   readonly outcome: EnqueueOutcome;
 }
 
+/** `git rev-parse` of a local repository's ref. */
+const GIT_TIMEOUT_MS = 30_000;
+
 /** The installation every local submission belongs to (fair share treats them as one tenant). */
 const LOCAL_INSTALLATION_ID = 1;
 
@@ -44,13 +48,14 @@ export async function submitReview(args: SubmitArgs, redis: RedisLogin, seal: Qu
   const inside = relative(resolve(args.repoDir), repo);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
   const baseRef = args.base.replace(/^refs\/heads\//, "");
+  const [headSha, baseSha] = await commitsOf(repo, [args.head, baseRef]);
   const job = parseOrThrow(ReviewJob, {
     installationId: LOCAL_INSTALLATION_ID,
     repositoryId: repositoryId(args.repository),
     repository: args.repository,
     pullNumber: args.pullNumber,
-    headSha: await commitOf(repo, args.head),
-    baseSha: await commitOf(repo, baseRef),
+    headSha,
+    baseSha,
     baseRef,
     defaultBranch: (args.defaultBranch ?? baseRef).replace(/^refs\/heads\//, ""),
     // A local submission is the newest word on its PR: it orders after everything submitted before.
@@ -76,13 +81,23 @@ function repositoryId(repository: string): number {
   return Number.parseInt(createHash("sha256").update(repository).digest("hex").slice(0, 12), 16) + 1;
 }
 
-async function commitOf(repo: string, ref: string): Promise<string> {
+/** Each ref's commit in the local repository, through overlay's hardened git (an empty HOME of its own). */
+async function commitsOf(repo: string, refs: readonly string[]): Promise<string[]> {
+  const home = await mkdtemp(join(tmpdir(), "reviewbot-submit-"));
+  const context = { cwd: home, home, path: inheritedPath(), allowedProtocols: ["file"], timeoutMs: GIT_TIMEOUT_MS };
+  // A work tree's repository is its .git directory; otherwise the directory is a bare repository.
+  const gitDir = (await stat(join(repo, ".git")).catch(() => null))?.isDirectory() === true ? join(repo, ".git") : repo;
   try {
-    const { stdout } = await promisify(execFile)("git", ["-C", repo, "rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], {
-      env: { ...inheritedEnv({ PATH: DEFAULT_PATH }), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
-    });
-    return stdout.trim();
-  } catch (err) {
-    throw new AppError("REF_NOT_FOUND", `${ref} is not a commit of ${repo}`, { cause: err });
+    const commits: string[] = [];
+    for (const ref of refs) {
+      commits.push(
+        await resolveCommit(context, gitDir, ref).catch((err: unknown) => {
+          throw new AppError("REF_NOT_FOUND", `${ref} is not a commit of ${repo}`, { cause: err });
+        }),
+      );
+    }
+    return commits;
+  } finally {
+    await rm(home, { recursive: true, force: true });
   }
 }

@@ -10,7 +10,6 @@ import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
-import { SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
 import { createGitHubSource } from "./github-source.js";
 import { createHealthServer } from "./health-server.js";
 import { createJobClient } from "./job-client.js";
@@ -29,13 +28,12 @@ async function main(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   const scrubber = new SecretScrubber();
   for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, config.REDIS_PASSWORD]) if (secret !== undefined) scrubber.register(secret);
-  const logger = createLogger({ level: config.REVIEWBOT_LOG_LEVEL, scrubber });
+  const logger = createLogger({ name: "reviewbot-worker", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const source: ReviewSource =
-    config.REVIEWBOT_SOURCE === "local" ? createLocalSource(config.REVIEWBOT_LOCAL_REPOS_DIR ?? "") : createGitHubSource(config.REVIEWBOT_GIT_URL, scrubber);
+    config.source.kind === "local" ? createLocalSource(config.source.reposDir) : createGitHubSource(config.source.gitUrl, scrubber);
   const jobs = createJobClient({ apiUrl: config.REVIEWBOT_API_URL, credential: config.REVIEWBOT_WORKER_CREDENTIAL, timeoutMs: 30_000 });
 
-  const counters = new SandboxCounters();
-  const metrics = createWorkerMetrics(counters);
+  const metrics = createWorkerMetrics();
   let sandboxHealth: ReviewRuntime["health"] | null = null;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
   const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }) }, metrics.registry);
@@ -43,7 +41,7 @@ async function main(): Promise<void> {
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
 
-  const runtime = await createReviewRuntime(config, logger, { scrubber, allowedProtocols: source.protocols, counters });
+  const runtime = await createReviewRuntime(config, logger, { scrubber, allowedProtocols: source.protocols, onRun: metrics.countSandboxRun });
   sandboxHealth = runtime.health;
   const { cache, engine, operator, installHooks } = runtime;
 

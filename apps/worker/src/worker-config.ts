@@ -1,18 +1,17 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
 import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
 const positiveInt = z.coerce.number().int().positive();
 
 /**
- * The worker's settings: the pipeline's slice (cache, sandbox, policy file) plus the queue, the
+ * The worker's variables: the pipeline's slice (cache, sandbox, policy file) plus the queue, the
  * review source and the worker's own limits. Strict: an unknown REVIEWBOT_* name is an error.
  */
-export const WorkerConfig = RuntimeConfig.extend({
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
-  // The password of the URL's ACL user (reviewbot-worker, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
-  REDIS_PASSWORD: z.string().min(1).optional(),
+const WorkerVariables = RuntimeConfig.extend({
+  ...REDIS_ENV_FIELDS,
   REVIEWBOT_LOG_LEVEL: LogLevel.default("info"),
   REVIEWBOT_SOURCE: z.enum(["github", "local"]).default("github"),
   // Every worker claims its jobs from the api and reports to it, whatever the source.
@@ -28,14 +27,22 @@ export const WorkerConfig = RuntimeConfig.extend({
   REVIEWBOT_WORKER_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   // Loopback by default, like the api: expose health and metrics to other hosts deliberately.
   REVIEWBOT_WORKER_HOST: z.string().min(1).default("127.0.0.1"),
-})
-  .strict()
-  .superRefine((config, ctx) => {
-    if (config.REVIEWBOT_SOURCE === "local" && config.REVIEWBOT_LOCAL_REPOS_DIR === undefined) {
-      ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_REPOS_DIR"], message: "is required when REVIEWBOT_SOURCE=local" });
-    }
-  });
-export type WorkerConfig = z.infer<typeof WorkerConfig>;
+}).strict();
+
+/** Where the worker reads repositories from: GitHub's git hosting, or a directory of local repositories. */
+type ReviewSourceSetting = { readonly kind: "github"; readonly gitUrl: string } | { readonly kind: "local"; readonly reposDir: string };
+
+/** The worker's settings: the variables, with the source and what it requires as one `source`. */
+export const WorkerConfig = WorkerVariables.transform((variables, ctx) => {
+  const { REVIEWBOT_SOURCE: kind, REVIEWBOT_GIT_URL: gitUrl, REVIEWBOT_LOCAL_REPOS_DIR: reposDir, ...rest } = variables;
+  if (kind === "github") return { ...rest, source: { kind, gitUrl } satisfies ReviewSourceSetting };
+  if (reposDir === undefined) {
+    ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_REPOS_DIR"], message: "is required when REVIEWBOT_SOURCE=local" });
+    return z.NEVER;
+  }
+  return { ...rest, source: { kind, reposDir } satisfies ReviewSourceSetting };
+});
+export type WorkerConfig = z.output<typeof WorkerConfig>;
 
 /**
  * Reads the worker's configuration; the repositories directory is required for the `local` source.

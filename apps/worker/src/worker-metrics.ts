@@ -1,6 +1,6 @@
 import { Counter, Histogram, Registry } from "prom-client";
 import type { ReviewTimings } from "@reviewbot/review/pipeline/report";
-import type { SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
+import type { RunObserver } from "@reviewbot/sandbox/sandbox-audit";
 
 /** How a job left the processor. */
 export type JobOutcome = "completed" | "answered" | "skipped" | "superseded" | "cancelled" | "timed-out" | "invalid" | "failed" | "retried" | "handed-back" | "deferred" | "busy";
@@ -9,6 +9,8 @@ export interface WorkerMetrics {
   readonly registry: Registry;
   observeTimings(timings: ReviewTimings): void;
   countJob(outcome: JobOutcome): void;
+  /** The audited engine's observer: each sandbox run by engine and outcome. */
+  readonly countSandboxRun: RunObserver;
 }
 
 const STAGES = [
@@ -22,10 +24,9 @@ const STAGES = [
 
 /**
  * The worker's Prometheus metrics on a registry of its own (no global state): review duration by
- * stage, jobs by outcome, and sandbox runs by engine and outcome with timeouts and OOM kills,
- * read from the audited engine's counters at scrape time.
+ * stage, jobs by outcome, and sandbox runs by engine and outcome with timeouts and OOM kills.
  */
-export function createWorkerMetrics(sandbox: SandboxCounters): WorkerMetrics {
+export function createWorkerMetrics(): WorkerMetrics {
   const registry = new Registry();
   const duration = new Histogram({
     name: "reviewbot_review_stage_duration_seconds",
@@ -35,33 +36,16 @@ export function createWorkerMetrics(sandbox: SandboxCounters): WorkerMetrics {
     registers: [registry],
   });
   const jobs = new Counter({ name: "reviewbot_worker_jobs_total", help: "Review jobs by outcome.", labelNames: ["outcome"], registers: [registry] });
-  const snapshot = (keep: (outcome: string) => boolean) => sandbox.snapshot().filter((entry) => keep(entry.outcome));
-  // Counters filled from the audit counters at scrape time: reset, then set to the running totals.
-  new Counter({
+  const runs = new Counter({
     name: "reviewbot_sandbox_runs_total",
     help: "Sandbox runs by engine and outcome (ok, nonzero, cancelled, timeout, oom, truncated, signal, engine-error).",
     labelNames: ["engine", "outcome"],
     registers: [registry],
-    collect() {
-      this.reset();
-      for (const { engine, outcome, count } of snapshot(() => true)) this.inc({ engine, outcome }, count);
-    },
   });
-  for (const [name, outcome, help] of [
-    ["reviewbot_sandbox_timeouts_total", "timeout", "Sandbox runs killed at their wall-clock deadline."],
-    ["reviewbot_sandbox_oom_kills_total", "oom", "Sandbox runs killed for exceeding their memory limit."],
-  ] as const) {
-    new Counter({
-      name,
-      help,
-      labelNames: ["engine"],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const entry of snapshot((o) => o === outcome)) this.inc({ engine: entry.engine }, entry.count);
-      },
-    });
-  }
+  const kills = {
+    timeout: new Counter({ name: "reviewbot_sandbox_timeouts_total", help: "Sandbox runs killed at their wall-clock deadline.", labelNames: ["engine"], registers: [registry] }),
+    oom: new Counter({ name: "reviewbot_sandbox_oom_kills_total", help: "Sandbox runs killed for exceeding their memory limit.", labelNames: ["engine"], registers: [registry] }),
+  };
   return {
     registry,
     observeTimings(timings) {
@@ -69,6 +53,10 @@ export function createWorkerMetrics(sandbox: SandboxCounters): WorkerMetrics {
     },
     countJob(outcome) {
       jobs.inc({ outcome });
+    },
+    countSandboxRun(engine, outcome) {
+      runs.inc({ engine, outcome });
+      if (outcome === "timeout" || outcome === "oom") kills[outcome].inc({ engine });
     },
   };
 }

@@ -14,10 +14,13 @@ import { parseOrThrow } from "./parse-or-throw.js";
  * declared `X`, the variable `X_FILE` names a file whose content (less one trailing newline)
  * becomes `X`. Setting both is an error.
  *
+ * The schema may end in a transform that narrows the result (a choice and the settings it
+ * requires as one discriminated union); its object's keys are the names read.
+ *
  * @throws AppError `CONFIG_INVALID` naming the first bad or unknown variable, never its value.
  */
-export function parseEnvConfig<T extends z.ZodObject>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.infer<T>> {
-  const declared = new Set(Object.keys(schema.shape));
+export function parseEnvConfig<T extends z.ZodType & EnvSchema>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.output<T>> {
+  const declared = new Set(Object.keys("in" in schema ? schema.in.shape : schema.shape));
   // X_FILE of a declared X counts as declared: REDIS_PASSWORD_FILE was dropped here before the
   // file was ever read, so the Compose stack's apps met Redis without a password (issue 12).
   const isRead = (key: string): boolean => key.startsWith("REVIEWBOT_") || declared.has(key) || (key.endsWith("_FILE") && declared.has(key.slice(0, -"_FILE".length)));
@@ -34,6 +37,9 @@ export function parseEnvConfig<T extends z.ZodObject>(schema: T, env: NodeJS.Pro
   }
   return Object.freeze(parseOrThrow(schema, slice, "CONFIG_INVALID", { field: variableOf }));
 }
+
+/** An app's strict object of variables, or that object piped into a transform that narrows it. */
+type EnvSchema = z.ZodObject | { readonly in: z.ZodObject };
 
 /** The variable an issue is about: each unknown name, not the object that holds them. */
 function variableOf(issue: z.core.$ZodIssue): string {

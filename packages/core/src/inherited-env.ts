@@ -16,3 +16,8 @@ export function inheritedEnv(names: Readonly<Record<string, string | null>>, fro
   }
   return env;
 }
+
+/** This process's `PATH` for a child, or `DEFAULT_PATH` when it has none. */
+export function inheritedPath(from: NodeJS.ProcessEnv = process.env): string {
+  return from.PATH ?? DEFAULT_PATH;
+}

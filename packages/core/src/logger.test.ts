@@ -27,4 +27,11 @@ describe("createLogger", () => {
     expect(sink.lines.join("")).not.toContain("ghs_live_installation_token");
     expect(sink.lines.join("")).toContain("[REDACTED]");
   });
+
+  it("names the process in every line, child loggers' too", () => {
+    const sink = capture();
+    const logger = createLogger({ name: "reviewbot-worker", level: "info", scrubber: new SecretScrubber(), destination: sink });
+    logger.child({ jobId: "7" }).info("claimed");
+    expect(JSON.parse(sink.lines.join(""))).toMatchObject({ name: "reviewbot-worker", jobId: "7", msg: "claimed" });
+  });
 });

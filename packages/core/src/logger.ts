@@ -20,6 +20,8 @@ export const REDACTED_PATHS = [
 ] as const;
 
 export interface LoggerOptions {
+  /** The process in every line (`api`, `worker`, `cli`), so that merged logs say whose a line is. */
+  readonly name?: string;
   readonly level: string;
   readonly scrubber: SecretScrubber;
   /** Defaults to stderr, so that stdout stays free for command output. */
@@ -40,6 +42,7 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
+      ...(options.name === undefined ? {} : { name: options.name }),
       base: { pid: process.pid },
       redact: { paths: [...REDACTED_PATHS], censor: "[REDACTED]" },
       timestamp: pino.stdTimeFunctions.isoTime,

@@ -18,7 +18,7 @@ import { deleteRefs, jobRefPrefix } from "./job-refs.js";
 import { runGit, type GitContext } from "./run-git.js";
 import { assertTreeWithinLimits } from "./tree-guard.js";
 import { applyTrustedOverlay, type ConfigCommit, type OverlayResult } from "./trusted-overlay.js";
-import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
+import { inheritedPath } from "@reviewbot/core/inherited-env";
 
 export interface CloneCacheOptions {
   /** Directory owned by the worker; shared safely by every worker process on the host. */
@@ -77,7 +77,7 @@ export class CloneCache {
     this.#context = {
       cwd: this.#path("home"),
       home: this.#path("home"),
-      path: inheritedEnv({ PATH: DEFAULT_PATH }).PATH ?? DEFAULT_PATH,
+      path: inheritedPath(),
       allowedProtocols: options.allowedProtocols,
       timeoutMs: options.gitTimeoutMs,
       ...(options.scrubber === undefined ? {} : { scrubber: options.scrubber }),

@@ -1,6 +1,6 @@
 import { AppError } from "@reviewbot/core/errors";
 import { askpassEnvironment, type GitCredentials } from "./askpass.js";
-import { runGit, type GitContext } from "./run-git.js";
+import { resolveCommit, runGit, type GitContext } from "./run-git.js";
 
 export interface RefRequest {
   /** A ref on the remote (`refs/pull/7/head`, `main`) or a full SHA. */
@@ -75,9 +75,4 @@ async function commitInHistory(context: GitContext, gitDir: string, side: string
     }
   }
   return sha;
-}
-
-async function resolveCommit(context: GitContext, gitDir: string, ref: string): Promise<string> {
-  const result = await runGit(context, gitDir, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
-  return result.stdout.toString("utf8").trim();
 }

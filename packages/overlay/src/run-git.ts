@@ -134,3 +134,13 @@ function gitFailure(command: string, exitCode: number, stderr: string): AppError
   return new AppError(code, `${command} failed (exit ${exitCode}): ${headline}`, { details: { exitCode, stderr } });
 }
 
+
+/**
+ * The commit `ref` names in `gitDir`.
+ *
+ * @throws AppError from runGit when it names no commit.
+ */
+export async function resolveCommit(context: GitContext, gitDir: string, ref: string): Promise<string> {
+  const result = await runGit(context, gitDir, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`]);
+  return result.stdout.toString("utf8").trim();
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENGINE_NAMES } from "@reviewbot/core/engine-names";
 
 const line = z.number().int().positive().nullable();
 /**
@@ -96,7 +97,7 @@ export type PublishedAi = z.infer<typeof PublishedAi>;
  * can be validated against the diff without another API call.
  */
 export const PublishedReport = z.strictObject({
-  engine: z.enum(["podman", "docker", "bwrap", "none"]),
+  engine: z.enum(ENGINE_NAMES),
   sandboxed: z.boolean(),
   overlay: z
     .strictObject({

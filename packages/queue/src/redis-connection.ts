@@ -1,4 +1,12 @@
 import { Redis } from "ioredis";
+import { z } from "zod";
+
+/** REDIS_URL and REDIS_PASSWORD as every app reads them; spread into an app's config schema. */
+export const REDIS_ENV_FIELDS = {
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
+  // The password of the URL's ACL user (one per role, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
+  REDIS_PASSWORD: z.string().min(1).optional(),
+};
 
 export interface RedisConnectionOptions {
   /** Shown in `CLIENT LIST`, so operators can tell api, worker and publisher connections apart. */

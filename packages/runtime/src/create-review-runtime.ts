@@ -5,7 +5,7 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import { prepareSandbox } from "@reviewbot/sandbox/prepare-sandbox";
-import { auditedEngine, SandboxCounters } from "@reviewbot/sandbox/sandbox-audit";
+import { auditedEngine, type RunObserver } from "@reviewbot/sandbox/sandbox-audit";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { loadOperatorPolicy } from "./load-operator-policy.js";
 import { openCloneCache } from "./open-clone-cache.js";
@@ -18,8 +18,8 @@ export interface ReviewRuntimeOptions {
   readonly scrubber: SecretScrubber;
   /** What the clone cache may fetch over: the app's decision (see `openCloneCache`). */
   readonly allowedProtocols: readonly string[];
-  /** Where the engine's runs are counted (a worker's metrics); a set of the runtime's own when absent. */
-  readonly counters?: SandboxCounters;
+  /** Told of every run's engine and outcome (a worker's metrics). */
+  readonly onRun?: RunObserver;
 }
 
 /** What `reviewPullRequest` runs on in this process, and how it is shut down. */
@@ -53,7 +53,7 @@ export async function createReviewRuntime(config: RuntimeConfig, logger: Logger,
   const cache = await openCloneCache(config, options.scrubber, options.allowedProtocols);
   const { selection } = await prepareSandbox(sandboxSetup(config, operator));
   if (selection.warning !== null) logger.warn({ engine: selection.engine.name }, selection.warning);
-  const engine = auditedEngine(selection.engine, logger, options.counters ?? new SandboxCounters());
+  const engine = auditedEngine(selection.engine, logger, options.onRun);
   const caBundle = config.NODE_EXTRA_CA_CERTS ?? config.SSL_CERT_FILE ?? DEFAULT_CA_BUNDLE;
   const installHooks = await openInstallHooks({ operator, engine, caBundle, logger }).catch(async (err: unknown) => {
     await engine.close();

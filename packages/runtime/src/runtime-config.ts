@@ -2,11 +2,12 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { SANDBOX_ENGINE_NAMES } from "@reviewbot/core/engine-names";
 
 const positiveInt = z.coerce.number().int().positive();
 
 /** What `REVIEWBOT_ENGINE` may name: the engines a worker can run helpers in, or `auto`. */
-export const ENGINE_CHOICES = ["auto", "podman", "docker", "bwrap"] as const;
+export const ENGINE_CHOICES = ["auto", ...SANDBOX_ENGINE_NAMES] as const;
 export type EngineChoiceSetting = (typeof ENGINE_CHOICES)[number];
 
 /**
@@ -54,6 +55,21 @@ export const RuntimeConfig = z.object({
   SSL_CERT_FILE: z.string().optional(),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
+
+/**
+ * The variables that read back as `config`: how a process hands its validated runtime settings,
+ * defaults included, to a process it starts (`reviewbot fleet`'s worker).
+ */
+export function runtimeConfigEnv(config: RuntimeConfig): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of Object.keys(RuntimeConfig.shape) as (keyof RuntimeConfig)[]) {
+    const value = config[name];
+    if (value === undefined) continue;
+    // The one structured setting, REVIEWBOT_SANDBOX_UIDS, back to FIRST-LAST.
+    env[name] = typeof value === "object" ? `${String(value.first)}-${String(value.first + value.count - 1)}` : String(value);
+  }
+  return env;
+}
 
 /** The log levels every app accepts in REVIEWBOT_LOG_LEVEL. */
 export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);

@@ -3,7 +3,8 @@ import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { parseSandboxMode } from "@reviewbot/policy/sandbox-mode";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
-import type { SandboxEngineName, SandboxSetup } from "@reviewbot/sandbox/prepare-sandbox";
+import type { SandboxSetup } from "@reviewbot/sandbox/prepare-sandbox";
+import type { SandboxEngineName } from "@reviewbot/core/engine-names";
 import type { RuntimeConfig } from "./runtime-config.js";
 
 /**

@@ -1,4 +1,5 @@
-import type { EngineName, SandboxResult } from "./sandbox-spec.js";
+import type { EngineName } from "@reviewbot/core/engine-names";
+import type { SandboxResult } from "./sandbox-spec.js";
 
 /**
  * The result of a run whose signal had aborted before anything was started: no exit, no output.

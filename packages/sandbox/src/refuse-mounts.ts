@@ -1,5 +1,6 @@
 import { AppError } from "@reviewbot/core/errors";
-import type { EngineName, SandboxSpec } from "./sandbox-spec.js";
+import type { EngineName } from "@reviewbot/core/engine-names";
+import type { SandboxSpec } from "./sandbox-spec.js";
 
 /**
  * Engines without mount support refuse a spec that has mounts rather than run it without them:

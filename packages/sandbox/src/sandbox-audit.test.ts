@@ -4,7 +4,7 @@ import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { ContainerEngine } from "./container/container-engine.js";
 import { NoneEngine } from "./none-engine.js";
-import { auditedEngine, SandboxCounters } from "./sandbox-audit.js";
+import { auditedEngine } from "./sandbox-audit.js";
 import type { SandboxEngine } from "./sandbox-spec.js";
 
 const logger = createLogger({ level: "silent", scrubber: new SecretScrubber() });
@@ -16,7 +16,7 @@ describe("auditedEngine", () => {
     ["a container engine", container],
     ["the none engine", new NoneEngine()],
   ])("forwards every capability of %s unchanged", (_name, engine) => {
-    const audited = auditedEngine(engine, logger, new SandboxCounters());
+    const audited = auditedEngine(engine, logger);
     expect({ name: audited.name, sandboxed: audited.sandboxed, runsInstalls: audited.runsInstalls, installSupport: audited.installSupport }).toEqual({
       name: engine.name,
       sandboxed: engine.sandboxed,
@@ -26,7 +26,7 @@ describe("auditedEngine", () => {
   });
 
   it("hands install hooks the container engine's state directory", () => {
-    expect(auditedEngine(container, logger, new SandboxCounters()).installSupport?.stateDir).toBe("/var/cache/reviewbot/sandbox/podman");
-    expect(auditedEngine(new NoneEngine(), logger, new SandboxCounters()).installSupport).toBeUndefined();
+    expect(auditedEngine(container, logger).installSupport?.stateDir).toBe("/var/cache/reviewbot/sandbox/podman");
+    expect(auditedEngine(new NoneEngine(), logger).installSupport).toBeUndefined();
   });
 });

@@ -1,23 +1,11 @@
 import type { Logger } from "@reviewbot/core/logger";
-import type { EngineName, SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
+import type { EngineName } from "@reviewbot/core/engine-names";
+import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
 export type RunOutcome = "ok" | "nonzero" | "cancelled" | "timeout" | "oom" | "truncated" | "signal" | "engine-error";
 
-/** Counts sandbox runs by engine and outcome, for metrics. */
-export class SandboxCounters {
-  readonly #counts = new Map<string, { engine: EngineName; outcome: RunOutcome; count: number }>();
-
-  record(engine: EngineName, outcome: RunOutcome): void {
-    const key = `${engine}/${outcome}`;
-    const entry = this.#counts.get(key) ?? { engine, outcome, count: 0 };
-    entry.count += 1;
-    this.#counts.set(key, entry);
-  }
-
-  snapshot(): { engine: EngineName; outcome: RunOutcome; count: number }[] {
-    return [...this.#counts.values()].map((entry) => ({ ...entry }));
-  }
-}
+/** Told of every run's engine and outcome (a worker counts them in its metrics). */
+export type RunObserver = (engine: EngineName, outcome: RunOutcome) => void;
 
 /** Infrastructure outcomes first: a helper that timed out did not "find problems". */
 export function runOutcome(result: SandboxResult): RunOutcome {
@@ -32,10 +20,10 @@ export function runOutcome(result: SandboxResult): RunOutcome {
 
 /**
  * Wraps an engine so that every run writes one structured audit line (job, repo, PR, helper,
- * engine, image, exit, duration, timeout, OOM, truncation) and is counted. Every capability of
- * the engine is forwarded unchanged.
+ * engine, image, exit, duration, timeout, OOM, truncation) and is told to `observe`. Every
+ * capability of the engine is forwarded unchanged.
  */
-export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: SandboxCounters): SandboxEngine {
+export function auditedEngine(engine: SandboxEngine, logger: Logger, observe: RunObserver = () => undefined): SandboxEngine {
   return {
     name: engine.name,
     sandboxed: engine.sandboxed,
@@ -48,12 +36,12 @@ export function auditedEngine(engine: SandboxEngine, logger: Logger, counters: S
       try {
         const result = await engine.run(spec);
         const outcome = runOutcome(result);
-        counters.record(engine.name, outcome);
+        observe(engine.name, outcome);
         const { exitCode, signal, timedOut, cancelled, oomKilled, outputTruncated, durationMs, sandboxed } = result;
         logger.info({ ...fields, outcome, sandboxed, exitCode, signal, timedOut, cancelled, oomKilled, outputTruncated, durationMs }, "sandbox run");
         return result;
       } catch (err) {
-        counters.record(engine.name, "engine-error");
+        observe(engine.name, "engine-error");
         logger.error({ ...fields, outcome: "engine-error", err }, "sandbox run failed");
         throw err;
       }

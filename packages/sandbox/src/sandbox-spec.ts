@@ -1,6 +1,4 @@
-/** The engines reviewbot can run a helper in, strongest isolation first. */
-export const ENGINE_NAMES = ["podman", "docker", "bwrap", "none"] as const;
-export type EngineName = (typeof ENGINE_NAMES)[number];
+import type { EngineName } from "@reviewbot/core/engine-names";
 
 /** Hard limits applied to one sandbox run; the operator's ceilings narrowed by the repo config. */
 export interface SandboxLimits {

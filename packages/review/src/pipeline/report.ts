@@ -1,7 +1,7 @@
 import type { ConfigError } from "@reviewbot/policy/config-error";
 import type { LineRange } from "@reviewbot/overlay/pull-diff";
 import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-overlay";
-import type { EngineName } from "@reviewbot/sandbox/sandbox-spec";
+import type { EngineName } from "@reviewbot/core/engine-names";
 import type { FilterMode } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";
 import type { AnchoredFinding } from "./anchor-findings.js";

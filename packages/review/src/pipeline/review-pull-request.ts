@@ -65,7 +65,8 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
   const checkedOut = performance.now();
   try {
     signal?.throwIfAborted();
-    const logger = deps.logger.child({ checkoutId: checkout.id, headSha: checkout.headSha });
+    // The head is bound once: by the caller that pinned its SHA (a worker's job logger), else here.
+    const logger = deps.logger.child(request.head.sha === undefined ? { checkoutId: checkout.id, headSha: checkout.headSha } : { checkoutId: checkout.id });
     const config = await loadRepoConfig(checkout, deps.operator);
     const labels = { jobId: request.label ?? checkout.id };
     const install = { mode: deps.operator.installHooks, remote: request.remote, ...(deps.installHooks === undefined ? {} : { runtime: deps.installHooks }) };

@@ -6,11 +6,10 @@ import { createContainerEngine } from "../container/create-container-engine.js";
 import { DEFAULT_SANDBOX_UIDS, HostUidPool, type HostUidRange } from "../uids/host-uid-pool.js";
 import { NoneEngine } from "../none-engine.js";
 import { probeEngine, type ProbeReport } from "./readiness-probe.js";
+import type { SandboxEngineName } from "@reviewbot/core/engine-names";
 import type { SandboxEngine, SandboxLimits } from "../sandbox-spec.js";
 import { isRootWorker } from "../uids/sandbox-user.js";
 import { selectEngine, type Candidate, type Selection } from "./select-engine.js";
-
-export type SandboxEngineName = "podman" | "docker" | "bwrap";
 
 /** How often a container engine looks for containers that outlived their run. */
 const JANITOR_INTERVAL_MS = 5 * 60 * 1000;

@@ -2,7 +2,8 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { evaluateProbe, PROBE_SCRIPT, probeReason, type ProbeCheck } from "./probe-checks.js";
-import type { EngineName, SandboxEngine, SandboxLimits } from "../sandbox-spec.js";
+import type { EngineName } from "@reviewbot/core/engine-names";
+import type { SandboxEngine, SandboxLimits } from "../sandbox-spec.js";
 
 export interface ProbeReport {
   readonly engine: EngineName;

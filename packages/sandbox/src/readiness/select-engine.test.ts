@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ProbeReport } from "./readiness-probe.js";
-import type { EngineName, SandboxEngine } from "../sandbox-spec.js";
+import type { EngineName } from "@reviewbot/core/engine-names";
+import type { SandboxEngine } from "../sandbox-spec.js";
 import { selectEngine } from "./select-engine.js";
 
 // Engines are plain data here: selection never calls run().
