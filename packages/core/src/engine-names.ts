@@ -8,3 +8,6 @@ export type SandboxEngineName = (typeof SANDBOX_ENGINE_NAMES)[number];
 /** What a run reports it ran in: a sandbox engine, or `none` (REVIEWBOT_SANDBOX=off's escape hatch). */
 export const ENGINE_NAMES = [...SANDBOX_ENGINE_NAMES, "none"] as const;
 export type EngineName = (typeof ENGINE_NAMES)[number];
+
+/** The engines that run helpers in containers through a daemon's API (dockerode). */
+export type ContainerEngineName = Extract<SandboxEngineName, "podman" | "docker">;

@@ -7,9 +7,10 @@ import type { EngineService } from "./engine-service.js";
 import type { HostUidRange } from "../uids/host-uid-pool.js";
 import { handsOverMounts, type RunUids } from "../uids/run-uid.js";
 import type { EngineHealth, ImageIdentity, InstallSupport, SandboxEngine, SandboxResult, SandboxSpec } from "../sandbox-spec.js";
+import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
 export interface ContainerEngineOptions {
-  readonly name: "podman" | "docker";
+  readonly name: ContainerEngineName;
   readonly docker: Dockerode;
   /** `seccomp=` value: a profile path for Podman's API, the profile JSON for Docker's. */
   readonly seccomp: string;
@@ -41,7 +42,7 @@ export interface ContainerEngineOptions {
  * in the background after the result is known; `close()` waits for those removals.
  */
 export class ContainerEngine implements SandboxEngine, ImageIdentity {
-  readonly name: "podman" | "docker";
+  readonly name: ContainerEngineName;
   readonly sandboxed = true;
   /** The worker-owned directory a spec's `mounts` must lie under (the deps cache, the registry proxy's). */
   readonly stateDir: string;

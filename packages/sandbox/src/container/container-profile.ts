@@ -3,6 +3,7 @@ import type { ContainerCreateOptions, HostConfig } from "dockerode";
 import { dockerHostConfig } from "./docker-host-config.js";
 import { podmanHostConfig } from "./podman-host-config.js";
 import type { SandboxSpec } from "../sandbox-spec.js";
+import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
 /** Labels on every container we create; the janitor finds ours by them. */
 export const LABELS = {
@@ -39,7 +40,7 @@ export interface ProfileFilesystems {
 
 export interface ContainerProfileOptions {
   /** Whose API receives the options: the two take mounts in different forms. */
-  readonly engine: "podman" | "docker";
+  readonly engine: ContainerEngineName;
   /** `seccomp=` value in the form the engine expects: a file path for Podman, JSON for Docker. */
   readonly seccomp: string;
   /** Epoch ms after which the janitor may remove the container whatever its state. */
@@ -111,7 +112,7 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
   };
 }
 
-function hostConfig(engine: "podman" | "docker", filesystems: ProfileFilesystems): Pick<HostConfig, "Binds" | "Mounts" | "Tmpfs"> {
+function hostConfig(engine: ContainerEngineName, filesystems: ProfileFilesystems): Pick<HostConfig, "Binds" | "Mounts" | "Tmpfs"> {
   return engine === "docker" ? dockerHostConfig(filesystems) : podmanHostConfig(filesystems);
 }
 

@@ -12,12 +12,13 @@ import { podmanService } from "./podman-service.js";
 import type { RunUids } from "../uids/run-uid.js";
 import { isRootWorker } from "../uids/sandbox-user.js";
 import { deriveSeccompProfile } from "../seccomp-profile.js";
+import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
 /** Podman's default profile (containers-common); our profile is derived from it. */
 export const ENGINE_DEFAULT_SECCOMP = "/usr/share/containers/seccomp.json";
 
 export interface ContainerEngineConfig {
-  readonly kind: "podman" | "docker";
+  readonly kind: ContainerEngineName;
   /**
    * An engine API socket to use. When absent the worker runs its own: a `podman system service`,
    * or (as root) a `dockerd` on `<stateDir>/docker.sock`.
@@ -113,7 +114,7 @@ function privateService(config: ContainerEngineConfig): EngineService {
  * memory cgroup: rootful Podman (infra/podman/containers.conf) and our private dockerd (whose
  * cgroup parent is `docker`). Another Docker daemon's layout is not ours to assume.
  */
-function memoryCgroups(kind: "podman" | "docker", privateDaemon: boolean): ((id: string) => string) | undefined {
+function memoryCgroups(kind: ContainerEngineName, privateDaemon: boolean): ((id: string) => string) | undefined {
   if (process.getuid?.() !== 0) return undefined;
   if (kind === "podman") return (id) => `/sys/fs/cgroup/memory/libpod_parent/libpod-${id}`;
   return privateDaemon ? (id) => `/sys/fs/cgroup/memory/docker/${id}` : undefined;

@@ -1,4 +1,5 @@
 import type Dockerode from "dockerode";
+import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
 /**
  * Whose uids a daemon's containers run as: the host's (a rootful daemon) or those of a user
@@ -12,7 +13,7 @@ export type DaemonUidSpace = "host" | "namespaced";
  * `name=rootless` or `name=userns` among its security options. Podman's Docker-compatible info
  * says neither, hence its own endpoint.
  */
-export async function daemonUidSpace(docker: Dockerode, kind: "podman" | "docker"): Promise<DaemonUidSpace> {
+export async function daemonUidSpace(docker: Dockerode, kind: ContainerEngineName): Promise<DaemonUidSpace> {
   if (kind === "podman") return (await libpodRootless(docker)) ? "namespaced" : "host";
   const info = (await docker.info()) as { SecurityOptions?: unknown };
   const options = Array.isArray(info.SecurityOptions) ? info.SecurityOptions : [];

@@ -7,10 +7,11 @@ import { killContainer } from "./runs-in-flight.js";
 import { OomWatch } from "./oom-watch.js";
 import { OutputBudget } from "../output-budget.js";
 import type { SandboxResult, SandboxSpec } from "../sandbox-spec.js";
+import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
 /** What a run of a created container needs of its engine. */
 export interface AttachContext {
-  readonly engine: "podman" | "docker";
+  readonly engine: ContainerEngineName;
   readonly docker: Dockerode;
   /** Where a container's memory cgroup lives on the host, when the engine's layout is known. */
   readonly memoryCgroupDir: ((containerId: string) => string) | undefined;
