@@ -1,22 +1,10 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { EngineName } from "@reviewbot/core/engine-names";
+import { runOutcome, type RunOutcome } from "./run-outcome.js";
 import type { SandboxEngine, SandboxResult, SandboxSpec } from "./sandbox-spec.js";
 
-export type RunOutcome = "ok" | "nonzero" | "cancelled" | "timeout" | "oom" | "truncated" | "signal" | "engine-error";
-
-/** Told of every run's engine and outcome (a worker counts them in its metrics). */
-export type RunObserver = (engine: EngineName, outcome: RunOutcome) => void;
-
-/** Infrastructure outcomes first: a helper that timed out did not "find problems". */
-export function runOutcome(result: SandboxResult): RunOutcome {
-  // Checked first: a cancelled run was killed by us, whatever else it reached.
-  if (result.cancelled) return "cancelled";
-  if (result.timedOut) return "timeout";
-  if (result.oomKilled) return "oom";
-  if (result.outputTruncated) return "truncated";
-  if (result.signal !== null) return "signal";
-  return result.exitCode === 0 ? "ok" : "nonzero";
-}
+/** Told of every run's engine and outcome, or that the engine itself failed (a worker counts them in its metrics). */
+export type RunObserver = (engine: EngineName, outcome: RunOutcome | "engine-error") => void;
 
 /**
  * Wraps an engine so that every run writes one structured audit line (job, repo, PR, helper,

@@ -1,4 +1,5 @@
 import { sanitiseText } from "../findings/sanitise-output.js";
+import { runOutcome, type RunOutcome } from "@reviewbot/sandbox/run-outcome";
 import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import type { HelperOutcome } from "./report.js";
 
@@ -8,15 +9,21 @@ const REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 } as const;
 // event loop's work whatever the output cap (a document format may print megabytes).
 const REPORT_INPUT_BYTES = 4 * REPORT_OUTPUT.maxBytes;
 
-/** Infrastructure outcomes first: a helper that timed out did not "find problems". */
+/** Outcomes the infrastructure decided (we killed the run, or cut it off): never a verdict on the code. */
+type InfrastructureOutcome = Extract<HelperOutcome, RunOutcome>;
+const INFRASTRUCTURE: ReadonlySet<string> = new Set<InfrastructureOutcome>(["cancelled", "timeout", "oom", "truncated"]);
+
+export function isInfrastructureOutcome(outcome: string): outcome is InfrastructureOutcome {
+  return INFRASTRUCTURE.has(outcome);
+}
+
+/** The run's outcome (infrastructure first: a helper that timed out did not "find problems"), then its findings. */
 export function helperOutcome(result: SandboxResult, findings: number): HelperOutcome {
+  const outcome = runOutcome(result);
   // We killed it (or never started it): whatever it printed is not a verdict.
-  if (result.cancelled) return "cancelled";
-  if (result.timedOut) return "timeout";
-  if (result.oomKilled) return "oom";
-  if (result.outputTruncated) return "truncated";
+  if (isInfrastructureOutcome(outcome)) return outcome;
   if (findings > 0) return "findings";
-  return result.exitCode === 0 ? "passed" : "failed";
+  return outcome === "ok" ? "passed" : "failed";
 }
 
 /** The sanitised stdout and stderr a report carries. */

@@ -1,3 +1,4 @@
+import { runOutcome } from "@reviewbot/sandbox/run-outcome";
 import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 
 /** How many lines at the head of stderr are looked at, and how much of each. */
@@ -42,7 +43,8 @@ const RULES: readonly Rule[] = [
  * stderr is the sandbox's, so it may be quoted back but never trusted with more than a name.
  */
 export function missingProgram(result: SandboxResult, argv: readonly string[]): string | null {
-  if (result.exitCode === null || result.timedOut || result.oomKilled || result.cancelled || result.outputTruncated) return null;
+  // Only the program's own non-zero exit can be "not found": a run we killed, or that a signal ended, is not.
+  if (result.exitCode === null || runOutcome(result) !== "nonzero") return null;
   const head = result.stderr.subarray(0, HEAD_LINES * (MAX_LINE + 1)).toString("utf8").split("\n", HEAD_LINES);
   for (const [index, raw] of head.entries()) {
     const line = raw.slice(0, MAX_LINE).trimEnd();

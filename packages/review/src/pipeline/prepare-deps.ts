@@ -2,6 +2,7 @@ import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import { DEPS_MOUNT, installPlan, REGISTRY_MOUNT } from "@reviewbot/policy/install-plan";
 import { depsKey } from "@reviewbot/sandbox/deps-cache";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
+import { runOutcome } from "@reviewbot/sandbox/run-outcome";
 import type { SandboxMount, SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import { sanitiseText } from "../findings/sanitise-output.js";
 import type { InstallReport } from "./report.js";
@@ -74,14 +75,23 @@ export async function prepareDeps(helper: ResolvedHelper, run: HelperRun): Promi
 }
 
 function succeeded(result: SandboxResult): boolean {
-  return result.exitCode === 0 && !result.cancelled && !result.timedOut && !result.oomKilled && !result.outputTruncated;
+  return runOutcome(result) === "ok";
 }
 
 function describe(result: SandboxResult | undefined): string {
   if (result === undefined) return "another run of the same install failed";
-  if (result.cancelled) return "cancelled";
-  if (result.timedOut) return "timed out";
-  if (result.oomKilled) return "killed for memory";
-  if (result.outputTruncated) return "output over the limit";
-  return result.signal !== null ? `killed by ${result.signal}` : `exited ${String(result.exitCode)}`;
+  switch (runOutcome(result)) {
+    case "cancelled":
+      return "cancelled";
+    case "timeout":
+      return "timed out";
+    case "oom":
+      return "killed for memory";
+    case "truncated":
+      return "output over the limit";
+    case "signal":
+      return `killed by ${String(result.signal)}`;
+    default:
+      return `exited ${String(result.exitCode)}`;
+  }
 }

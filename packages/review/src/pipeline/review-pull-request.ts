@@ -16,6 +16,7 @@ import type { ContextReport, HelperReport, Report } from "./report.js";
 import { runContextScript } from "./run-context-script.js";
 import { runHelper } from "./run-helper.js";
 import type { InstallHookRuntime } from "./install-hook-runtime.js";
+import { isInfrastructureOutcome } from "./helper-output.js";
 import { runLimited } from "./run-limited.js";
 import type { ReviewProgress } from "./review-progress.js";
 
@@ -158,8 +159,6 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
   }
 }
 
-const INFRASTRUCTURE: ReadonlySet<string> = new Set(["timeout", "oom", "truncated", "cancelled"]);
-
 /**
  * Infrastructure failures, one line each, apart from what the helpers found: a helper's
  * infrastructure outcome, then what the pipeline knows of it (`flood: truncated: 120 findings past
@@ -170,7 +169,7 @@ function reviewErrors(overlayFailure: string | undefined, context: ContextReport
   if (overlayFailure !== undefined) errors.push(`.ai/ overlay failed closed: ${overlayFailure}`);
   if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.error ?? context.outcome}`);
   for (const helper of helpers) {
-    const infrastructure = INFRASTRUCTURE.has(helper.outcome) ? helper.outcome : undefined;
+    const infrastructure = isInfrastructureOutcome(helper.outcome) ? helper.outcome : undefined;
     const failed = helper.outcome === "failed" && helper.error === undefined ? `exited ${String(helper.exitCode ?? helper.signal)} without findings` : undefined;
     const parts = [infrastructure, failed, helper.error].filter((part) => part !== undefined);
     if (parts.length > 0) errors.push(`${helper.name}: ${parts.join(": ")}`);
