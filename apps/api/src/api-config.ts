@@ -105,7 +105,9 @@ function sinkSetting(
   if (given.appId === undefined) {
     ctx.addIssue({ code: "custom", path: ["GITHUB_APP_ID"], message: "is required when REVIEWBOT_SINK=github" });
   }
-  const privateKey = given.pem === undefined ? (given.file === undefined ? undefined : { file: given.file }) : given.file === undefined ? { pem: given.pem } : undefined;
+  let privateKey: { pem: string } | { file: string } | undefined;
+  if (given.pem !== undefined && given.file === undefined) privateKey = { pem: given.pem };
+  if (given.file !== undefined && given.pem === undefined) privateKey = { file: given.file };
   if (privateKey === undefined) {
     ctx.addIssue({
       code: "custom",
