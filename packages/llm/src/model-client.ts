@@ -2,7 +2,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { AppError } from "@reviewbot/core/errors";
 import { stripControls } from "@reviewbot/core/strip-controls";
 import type { ChatRequest, ChatResponse } from "./chat.js";
-import { ANTHROPIC_VERSION, parseAnthropicResponse, parseAnthropicStream, toAnthropicBody } from "./anthropic-protocol.js";
+import { ANTHROPIC_VERSION, toAnthropicBody } from "./anthropic-request.js";
+import { parseAnthropicResponse } from "./anthropic-response.js";
+import { parseAnthropicStream } from "./anthropic-stream.js";
 import { chatEndpoint, type LlmProtocol } from "./llm-settings.js";
 import { parseOpenAiResponse, parseOpenAiStream, toOpenAiBody } from "./openai-protocol.js";
 
