@@ -6,7 +6,9 @@ import { ANTHROPIC_VERSION, toAnthropicBody } from "./anthropic-request.js";
 import { parseAnthropicResponse } from "./anthropic-response.js";
 import { parseAnthropicStream } from "./anthropic-stream.js";
 import { chatEndpoint, type LlmProtocol } from "./llm-settings.js";
-import { parseOpenAiResponse, parseOpenAiStream, toOpenAiBody } from "./openai-protocol.js";
+import { toOpenAiBody } from "./openai-request.js";
+import { parseOpenAiResponse } from "./openai-response.js";
+import { parseOpenAiStream } from "./openai-stream.js";
 
 /** The largest answer body read (8 MiB): a hostile or broken endpoint cannot make the caller hold more. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
