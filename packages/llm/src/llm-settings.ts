@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { AppError } from "@reviewbot/core/errors";
+import { ANTHROPIC_MESSAGES_PATH } from "./anthropic-request.js";
 import { LlmPricesSetting, parseUsdMicrodollars, type LlmPrices } from "./llm-prices.js";
+import { OPENAI_CHAT_PATH } from "./openai-request.js";
 
 export const LLM_PROTOCOLS = ["openai", "anthropic"] as const;
 export type LlmProtocol = (typeof LLM_PROTOCOLS)[number];
@@ -13,7 +15,7 @@ export type LlmProtocol = (typeof LLM_PROTOCOLS)[number];
  */
 export function chatEndpoint(protocol: LlmProtocol, baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
-  return protocol === "openai" ? `${base}/chat/completions` : `${base}/v1/messages`;
+  return protocol === "openai" ? `${base}${OPENAI_CHAT_PATH}` : `${base}${ANTHROPIC_MESSAGES_PATH}`;
 }
 
 const positiveInt = z.coerce.number().int().positive();

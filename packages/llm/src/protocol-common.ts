@@ -24,7 +24,12 @@ export function checkedResponse(candidate: ChatResponse): ChatResponse {
 
 /** The model the answer names, else the one the request named (some servers leave it out). */
 export function answeringModel(named: string | null | undefined, requested: string): string {
-  return named === undefined || named === null || named === "" ? requested : named;
+  return nonEmpty(named) ?? requested;
+}
+
+/** `value`, or undefined when it is absent, null or empty. */
+export function nonEmpty(value: string | null | undefined): string | undefined {
+  return value === undefined || value === null || value === "" ? undefined : value;
 }
 
 /**

@@ -1,0 +1,63 @@
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
+import { isAppError, type AppError, type ErrorCode } from "@reviewbot/core/errors";
+import { attemptFailure } from "@reviewbot/queue/attempt-failure";
+import { failure, report } from "./job-outcome.js";
+import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import { abortCause } from "./running-jobs.js";
+
+/** Refusals of the api itself: reporting an outcome for such a job would be refused too. */
+const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "OUTCOME_RECORDED"]);
+
+/** A job of a busy installation waits what the api says (`Retry-After`), within these bounds. */
+const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
+
+/**
+ * How a claimed job ends when its run threw. A claim refused with `INSTALLATION_BUSY` goes back to
+ * the queue for the api's `Retry-After`, without spending an attempt. After an abort: a shutdown
+ * hands the job back at once; a cancel is reported (`REVIEW_CANCELLED`) and ends the job; a deadline
+ * is reported (`REVIEW_TIMEOUT`) and fails it for good. Any other error is reported when it is final
+ * (see {@link attemptFailure}) and rethrown. Called while the job still holds its PR's lease.
+ */
+export async function endJobOnError(job: Job, lockToken: string | undefined, err: unknown, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
+  const jobId = job.id ?? "";
+  const lock = lockToken ?? "";
+  const logger = deps.logger;
+  if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
+    const delayMs = busyDelayMs(err);
+    deps.metrics.countJob("busy");
+    logger.info({ delayMs }, "installation busy: review deferred");
+    await job.moveToDelayed(Date.now() + delayMs, lockToken);
+    throw new DelayedError();
+  }
+  const cause = abortCause(signal);
+  if (cause === "shutdown") {
+    deps.metrics.countJob("handed-back");
+    logger.warn("review handed back at shutdown");
+    await job.moveToDelayed(Date.now(), lockToken);
+    throw new DelayedError();
+  }
+  if (cause === "cancelled") {
+    await report(deps, jobId, lock, failure("REVIEW_CANCELLED", signal.reason instanceof Error ? signal.reason.message : "cancelled"), logger);
+    deps.metrics.countJob("cancelled");
+    logger.info("review cancelled");
+    return { outcome: "cancelled" };
+  }
+  if (cause === "deadline") {
+    const message = signal.reason instanceof Error ? signal.reason.message : "deadline";
+    await report(deps, jobId, lock, failure("REVIEW_TIMEOUT", message), logger);
+    deps.metrics.countJob("timed-out");
+    logger.warn({ attempt: job.attemptsMade + 1 }, "review ran past its deadline");
+    throw new UnrecoverableError(`REVIEW_TIMEOUT: ${message}`);
+  }
+  // A review that failed for good is reported while it holds the PR's lease, unless the api refused the job itself.
+  const { final, code, reason } = attemptFailure(job, err);
+  if (final && !REFUSED_BY_API.has(code)) await report(deps, jobId, lock, failure(code, reason), logger);
+  throw err;
+}
+
+/** The api's `Retry-After` for a busy installation, within bounds: a wrong header neither parks a job for hours nor spins it. */
+function busyDelayMs(err: AppError): number {
+  const said = err.details.retryAfterMs;
+  if (typeof said !== "number" || !Number.isFinite(said)) return BUSY_DELAY_MS.otherwise;
+  return Math.min(Math.max(said, BUSY_DELAY_MS.min), BUSY_DELAY_MS.max);
+}
