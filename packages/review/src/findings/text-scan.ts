@@ -67,6 +67,7 @@ const BIG_ENDIAN = endianness() === "BE";
 // messages (bench:parsers) about a quarter dearer.
 const SCRATCH_UNITS = 4096;
 const scratch = Buffer.alloc(2 * SCRATCH_UNITS);
+const scratchUnits = new Uint16Array(scratch.buffer, scratch.byteOffset, SCRATCH_UNITS);
 
 type Units = Uint8Array | Uint16Array;
 
@@ -107,32 +108,34 @@ function scan(text: string, table: Uint8Array): string {
   const length = text.length;
   if (!WIDE.test(text)) {
     const bytes = bufferOf(length);
-    bytes.write(text, "latin1");
-    return bytes.toString("latin1", 0, rewrite(bytes, table));
+    bytes.write(text, 0, length, "latin1");
+    return bytes.toString("latin1", 0, rewrite(bytes, length, table));
   }
   const bytes = bufferOf(2 * length);
-  bytes.write(text, "utf16le");
+  bytes.write(text, 0, 2 * length, "utf16le");
   // A Uint16Array reads units in the machine's byte order; UTF-16LE is little-endian.
-  if (BIG_ENDIAN) bytes.swap16();
-  const kept = rewrite(new Uint16Array(bytes.buffer, bytes.byteOffset, length), table);
-  if (BIG_ENDIAN) bytes.swap16();
+  if (BIG_ENDIAN) bytes.subarray(0, 2 * length).swap16();
+  const units = bytes === scratch ? scratchUnits : new Uint16Array(bytes.buffer, bytes.byteOffset, length);
+  const kept = rewrite(units, length, table);
+  if (BIG_ENDIAN) bytes.subarray(0, 2 * kept).swap16();
   return bytes.toString("utf16le", 0, 2 * kept);
 }
 
-// Exactly `size` bytes: the scratch buffer's first ones, so that no unit of an earlier text is
-// read, or a buffer of their own.
+// The scratch buffer when `size` bytes fit in it, else a buffer of their own. Not a view of
+// `size` bytes, which made stripping a short message about a twentieth dearer: the text is the
+// buffer's first bytes, and nothing past them (where earlier texts were) is read.
 function bufferOf(size: number): Buffer {
   // allocUnsafeSlow: never a slice of the shared pool, so a Uint16Array view is aligned.
-  return size <= scratch.length ? scratch.subarray(0, size) : Buffer.allocUnsafeSlow(size);
+  return size <= scratch.length ? scratch : Buffer.allocUnsafeSlow(size);
 }
 
 /**
- * Rewrites `units` in place as `table` says (no unit becomes more than one) and returns how many
- * are kept. A run of whitespace is copied as it comes and, once it ends, cut back to one space if
- * it held a break; units removed inside a run do not end it.
+ * Rewrites the first `end` units of `units` in place as `table` says (no unit becomes more than
+ * one) and returns how many are kept; nothing from `end` on is read. A run of whitespace is
+ * copied as it comes and, once it ends, cut back to one space if it held a break; units removed
+ * inside a run do not end it.
  */
-function rewrite(units: Units, table: Uint8Array): number {
-  const end = units.length;
+function rewrite(units: Units, end: number, table: Uint8Array): number {
   let kept = 0;
   let index = 0;
   // Where the whitespace run being copied starts among the kept units (-1: none), and whether
@@ -150,7 +153,7 @@ function rewrite(units: Units, table: Uint8Array): number {
         breaks = false;
       }
       if (kind === SURROGATE) {
-        const low = units[index] ?? 0;
+        const low = index < end ? (units[index] ?? 0) : 0;
         const paired = unit <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
         units[kept] = paired ? unit : REPLACEMENT;
         kept += 1;
@@ -177,11 +180,11 @@ function rewrite(units: Units, table: Uint8Array): number {
       units[kept] = kind === SEPARATOR_BREAK ? NEWLINE : unit;
       kept += 1;
     } else if (kind === ESCAPE) {
-      index = escapeEnd(units, index);
+      index = escapeEnd(units, index, end);
     } else if (kind === STRING) {
-      index = stringEnd(units, index);
+      index = stringEnd(units, index, end);
     } else if (kind === CSI) {
-      index = csiEnd(units, index);
+      index = csiEnd(units, index, end);
     } else if (kind === SEPARATOR) {
       units[kept] = NEWLINE;
       kept += 1;
@@ -197,22 +200,22 @@ function collapse(units: Units, run: number): number {
 }
 
 // The end of a sequence whose ESC ends before `from`.
-function escapeEnd(units: Units, from: number): number {
-  const next = units[from];
+function escapeEnd(units: Units, from: number, end: number): number {
+  const next = from < end ? units[from] : undefined;
   // `]` OSC, `P` DCS, `X` SOS, `^` PM, `_` APC: a control string.
-  if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f) return stringEnd(units, from + 1);
-  if (next === OPEN_BRACKET) return csiEnd(units, from + 1);
-  return finalEnd(units, skip(units, from, 0x20, 0x2f), 0x30, 0x7e);
+  if (next === 0x5d || next === 0x50 || next === 0x58 || next === 0x5e || next === 0x5f) return stringEnd(units, from + 1, end);
+  if (next === OPEN_BRACKET) return csiEnd(units, from + 1, end);
+  return finalEnd(units, skip(units, from, end, 0x20, 0x2f), end, 0x30, 0x7e);
 }
 
 // A control string's body runs to BEL, ST or ESC \ (taken with it), or to an ESC or a newline
 // (left for what follows).
-function stringEnd(units: Units, from: number): number {
+function stringEnd(units: Units, from: number, end: number): number {
   let index = from;
-  while (index < units.length) {
+  while (index < end) {
     const unit = units[index];
     if (unit === BEL || unit === ST) return index + 1;
-    if (unit === ESC) return units[index + 1] === BACKSLASH ? index + 2 : index;
+    if (unit === ESC) return index + 1 < end && units[index + 1] === BACKSLASH ? index + 2 : index;
     if (unit === NEWLINE) return index;
     index += 1;
   }
@@ -220,18 +223,18 @@ function stringEnd(units: Units, from: number): number {
 }
 
 // Parameters (0x30–0x3f), then intermediates (0x20–0x2f), then a final (0x40–0x7e), each optional.
-function csiEnd(units: Units, from: number): number {
-  return finalEnd(units, skip(units, skip(units, from, 0x30, 0x3f), 0x20, 0x2f), 0x40, 0x7e);
+function csiEnd(units: Units, from: number, end: number): number {
+  return finalEnd(units, skip(units, skip(units, from, end, 0x30, 0x3f), end, 0x20, 0x2f), end, 0x40, 0x7e);
 }
 
-function skip(units: Units, from: number, low: number, high: number): number {
+function skip(units: Units, from: number, end: number, low: number, high: number): number {
   let index = from;
-  while (index < units.length && inRange(units[index] ?? 0, low, high)) index += 1;
+  while (index < end && inRange(units[index] ?? 0, low, high)) index += 1;
   return index;
 }
 
-function finalEnd(units: Units, at: number, low: number, high: number): number {
-  return at < units.length && inRange(units[at] ?? 0, low, high) ? at + 1 : at;
+function finalEnd(units: Units, at: number, end: number, low: number, high: number): number {
+  return at < end && inRange(units[at] ?? 0, low, high) ? at + 1 : at;
 }
 
 function inRange(unit: number, low: number, high: number): boolean {
