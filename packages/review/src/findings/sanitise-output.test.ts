@@ -127,6 +127,13 @@ describe("sanitiseFinding", () => {
     const result = sanitiseFinding({ ...finding, ...fields }, { secrets: ["hunter2-secret-value"] });
     expect(result).toEqual({ ...finding, ...fields, ...expected });
   });
+
+  it.each([
+    ["one without whitespace, in a text flattened in the same pass", ["hunter2-secret-value"], "a\u001b[1m hunter2-secret-value\n\tb hunter2-sec"],
+    ["one holding whitespace, scrubbed before the text is flattened", ["hunter2 secret\tvalue"], "a\u001b[1m hunter2 secret\tvalue\n\tb hunter2 sec"],
+  ])("scrubs a secret: %s", (_label, secrets, message) => {
+    expect(sanitiseFinding({ ...finding, message }, { secrets }).message).toBe("a [REDACTED] b [REDACTED]");
+  });
 });
 
 describe("cleanText", () => {

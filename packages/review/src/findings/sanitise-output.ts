@@ -1,6 +1,6 @@
 import { MIN_SECRET_LENGTH, REDACTED, SecretScrubber } from "@reviewbot/core/scrubber";
-import { stripControls } from "@reviewbot/core/strip-controls";
 import type { Finding } from "./finding.js";
+import { flattenBreaks, stripAndFlatten, stripUnsafe } from "./text-scan.js";
 
 /** Limits and secrets for one piece of helper output. */
 export interface SanitiseOptions {
@@ -27,22 +27,6 @@ export const MAX_FINDING_INPUT = 2 * MAX_FINDING_TEXT;
 // The shortest tail that is redacted when it begins a secret (output cut mid-secret upstream).
 const MIN_PARTIAL_SECRET = 4;
 
-// ECMA-48 control strings (OSC — including OSC 8 hyperlinks —, DCS, SOS, PM, APC) in their 7-bit
-// (ESC ]) and 8-bit (U+009D) forms, ended by BEL or ST; unterminated, they end at the line. Then
-// CSI sequences (ESC [ or U+009B), then any other escape sequence (ESC, intermediates, final).
-const ESCAPES =
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  /(?:\u001b[\]PX^_]|[\u0090\u0098\u009d\u009e\u009f])[^\u0007\u001b\u009c\n]*(?:\u0007|\u001b\\|\u009c)?|(?:\u001b\[|\u009b)[\u0030-\u003f]*[\u0020-\u002f]*[\u0040-\u007e]?|\u001b[\u0020-\u002f]*[\u0030-\u007e]?/g;
-const LINE_SEPARATORS = /[\u2028\u2029]/g;
-// A run of whitespace holding a newline or tab. Only from the run's first character (the
-// lookbehind): `\s*[\n\t]\s*` alone rescans a long run of spaces from each of its positions
-// (issue 11: 8.4 s on 64k characters); so each run is scanned a bounded number of times.
-const NEWLINE_RUN = /(?<!\s)\s*[\n\t]\s*/g;
-const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-// Every character any of the passes above (and stripControls) acts on: text without one is left as
-// it is by all of them, so one native scan spares the passes (most findings are plain text).
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const NEEDS_STRIPPING = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2028\u2029\u2066-\u2069\ud800-\udfff]/;
 const SURROGATES = /[\ud800-\udfff]/;
 
 /**
@@ -56,8 +40,7 @@ const SURROGATES = /[\ud800-\udfff]/;
  */
 export function sanitiseText(input: Buffer | string, options: SanitiseOptions): SanitisedText {
   const decoded = typeof input === "string" ? input : new TextDecoder("utf-8").decode(input);
-  const stripped = NEEDS_STRIPPING.test(decoded) ? strip(decoded) : decoded;
-  const scrubbed = scrubSecrets(stripped, options.secrets);
+  const scrubbed = scrubSecrets(stripUnsafe(decoded), scrubbingOf(options.secrets));
   const lines = capLines(scrubbed, options.maxLines);
   const bytes = capBytes(lines, options.maxBytes);
   return { text: bytes, truncated: bytes !== scrubbed };
@@ -74,13 +57,7 @@ export function sanitiseText(input: Buffer | string, options: SanitiseOptions): 
  * control character.
  */
 export function cleanText(text: string): string {
-  const stripped = NEEDS_STRIPPING.test(text) ? strip(text) : text;
-  return stripped.includes("\n") || stripped.includes("\t") ? stripped.replace(NEWLINE_RUN, " ") : stripped;
-}
-
-function strip(text: string): string {
-  const paired = SURROGATES.test(text) ? text.replace(LONE_SURROGATES, "\ufffd") : text;
-  return stripControls(paired.replace(ESCAPES, "")).replace(LINE_SEPARATORS, "\n");
+  return stripAndFlatten(text);
 }
 
 /**
@@ -96,8 +73,13 @@ export function sanitiseFinding(finding: Finding, options: Pick<SanitiseOptions,
 
 function singleLine(value: string, secrets: readonly string[]): string {
   const capped = value.length > MAX_FINDING_INPUT ? value.slice(0, MAX_FINDING_INPUT) : value;
-  const { text } = sanitiseText(capped, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets });
-  const flat = (text.includes("\n") || text.includes("\t") ? text.replace(NEWLINE_RUN, " ") : text).trim();
+  const scrubbing = scrubbingOf(secrets);
+  // Stripped, scrubbed, then flattened, as sanitiseText and then flattenBreaks would. When no
+  // secret holds whitespace, stripping and flattening in one pass before scrubbing comes to the
+  // same: each secret lies inside a stretch without whitespace, which flattening leaves as it is.
+  const flat = (
+    scrubbing.blankFree ? scrubSecrets(stripAndFlatten(capped), scrubbing) : flattenBreaks(scrubSecrets(stripUnsafe(capped), scrubbing))
+  ).trim();
   // Cut by code points, so no surrogate pair is split; no text has more code points than units.
   if (flat.length <= MAX_FINDING_TEXT) return flat;
   if (!SURROGATES.test(flat)) return `${flat.slice(0, MAX_FINDING_TEXT - 1)}…`;
@@ -122,20 +104,27 @@ interface Scrubbing {
   readonly scrubbed: readonly string[];
   /** Their first MIN_SECRET_LENGTH characters: a text holding none of them holds no secret. */
   readonly prefixes: readonly string[];
+  /** Whether none of them holds whitespace. */
+  readonly blankFree: boolean;
 }
 
 // One scrubber per list of secrets: a review sanitises every finding with the same list.
 const scrubbers = new WeakMap<readonly string[], Scrubbing>();
 
-function scrubSecrets(text: string, secrets: readonly string[]): string {
+function scrubbingOf(secrets: readonly string[]): Scrubbing {
   let entry = scrubbers.get(secrets);
   if (entry === undefined) {
     const scrubber = new SecretScrubber();
     for (const secret of secrets) scrubber.register(secret);
     const scrubbed = secrets.filter((value) => scrubber.scrub(value) !== value);
-    entry = { scrubber, scrubbed, prefixes: [...new Set(scrubbed.map((secret) => secret.slice(0, MIN_SECRET_LENGTH)))] };
+    const prefixes = [...new Set(scrubbed.map((secret) => secret.slice(0, MIN_SECRET_LENGTH)))];
+    entry = { scrubber, scrubbed, prefixes, blankFree: !scrubbed.some((secret) => /\s/.test(secret)) };
     scrubbers.set(secrets, entry);
   }
+  return entry;
+}
+
+function scrubSecrets(text: string, entry: Scrubbing): string {
   // A native search per secret first: most text holds no secret, and the scrubber's walk over
   // every position is the dearest step of sanitising a finding.
   const prefixes = entry.prefixes;
