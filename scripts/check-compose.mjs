@@ -92,10 +92,12 @@ if (worker !== undefined) {
   for (const secret of API_ONLY_SECRETS) {
     if (secrets.includes(secret)) fail("services.worker", `holds ${secret}, which only the api may hold`);
   }
-  if (!/^rediss?:\/\/reviewbot-worker@/.test(String(environment.REDIS_URL ?? ""))) fail("services.worker", "does not connect to Redis as the reviewbot-worker user");
+  if (!/^rediss?:\/\/reviewbot-worker@/.test(String(environment.REDIS_URL ?? "")))
+    fail("services.worker", "does not connect to Redis as the reviewbot-worker user");
   const graceMs = Number(environment.REVIEWBOT_SHUTDOWN_GRACE_MS ?? 30_000);
   const stopMs = durationMs(worker.stop_grace_period ?? "10s");
-  if (!(stopMs > graceMs)) fail("services.worker", `stop_grace_period ${String(worker.stop_grace_period)} is not longer than REVIEWBOT_SHUTDOWN_GRACE_MS=${graceMs}`);
+  if (!(stopMs > graceMs))
+    fail("services.worker", `stop_grace_period ${String(worker.stop_grace_period)} is not longer than REVIEWBOT_SHUTDOWN_GRACE_MS=${graceMs}`);
 }
 
 for (const problem of problems) console.log(problem);

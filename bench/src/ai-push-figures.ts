@@ -18,17 +18,22 @@ export async function pushFigures(root: string, pr: BenchPr, options: Omit<AiRun
   const first = await runAiReview(pr, { ...options, script: browseThenSubmit(SAMPLE_BROWSING, SAMPLE_REVIEW) });
   pushLineChange(root, pr.remote, CHANGED);
   const previous = { headSha: first.headSha, findings: first.report.findings };
-  const second = (calls: readonly ScriptedToolCall[]) => runAiReview(pr, { ...options, previous, script: browseThenSubmit(calls, { summary: "The change is fine.", findings: [] }) });
+  const second = (calls: readonly ScriptedToolCall[]) =>
+    runAiReview(pr, { ...options, previous, script: browseThenSubmit(calls, { summary: "The change is fine.", findings: [] }) });
   const rows = [
     ["submits at once", await second([])],
     ["reads the changed file, then submits", await second([{ name: "read_file", arguments: { path: CHANGED.path } }])],
     ["browses as much as the first review", await second(SAMPLE_BROWSING)],
   ] as const;
   const sent = first.report.usage.inputTokens;
-  console.log(`  push 2 (one changed line) against the first review of the sample (${sent.toLocaleString("en")} input tokens, ${String(first.report.usage.turns)} calls), target ≤ 20%:`);
+  console.log(
+    `  push 2 (one changed line) against the first review of the sample (${sent.toLocaleString("en")} input tokens, ${String(first.report.usage.turns)} calls), target ≤ 20%:`,
+  );
   for (const [label, run] of rows) {
     const { usage, since, findings } = run.report;
     const ratio = (100 * usage.inputTokens) / sent;
-    console.log(`    ${label.padEnd(38)} ${usage.inputTokens.toLocaleString("en").padStart(7)} tokens  ${ratio.toFixed(1).padStart(5)}%  (${since === null ? "reviewed whole" : "since the first"}; ${String(findings.length)} earlier finding(s) carried)`);
+    console.log(
+      `    ${label.padEnd(38)} ${usage.inputTokens.toLocaleString("en").padStart(7)} tokens  ${ratio.toFixed(1).padStart(5)}%  (${since === null ? "reviewed whole" : "since the first"}; ${String(findings.length)} earlier finding(s) carried)`,
+    );
   }
 }

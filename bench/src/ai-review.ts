@@ -52,7 +52,9 @@ async function timed(run: () => Promise<AiRun>): Promise<{ ai: number; standIn: 
 function checkPrefix(requests: readonly ModelStandInRequest[], across: string): boolean {
   const prefixes = requests.map((request) => requestParts(request).prefix);
   const same = prefixes.every((prefix) => prefix === prefixes[0]);
-  console.log(`  prefix (system prompt + tools, ${bytes(Buffer.byteLength(prefixes[0] ?? "")).trim()} bytes) identical across ${across}: ${same ? "yes" : "NO"}`);
+  console.log(
+    `  prefix (system prompt + tools, ${bytes(Buffer.byteLength(prefixes[0] ?? "")).trim()} bytes) identical across ${across}: ${same ? "yes" : "NO"}`,
+  );
   return same;
 }
 
@@ -66,12 +68,20 @@ async function overheadFigures(protocol: ModelProtocol, sample: BenchPr, options
   const direct = await run([]);
   const added = SAMPLE_BROWSING.length;
   console.log(`${protocol}: the sample PR, median of ${String(RUNS)} (ours = the AI stage's wall time − the stand-in's own time)`);
-  const rows = [[`${String(added)} tool calls, then submit`, browsing], [`${String(added)} calls to no tool, then submit`, idle], ["submit at once", direct]] as const;
+  const rows = [
+    [`${String(added)} tool calls, then submit`, browsing],
+    [`${String(added)} calls to no tool, then submit`, idle],
+    ["submit at once", direct],
+  ] as const;
   for (const [label, figures] of rows) {
-    console.log(`  ${label.padEnd(34)} wall ${fixed(figures.ai)} ms  stand-in ${fixed(figures.standIn)} ms  ours ${fixed(figures.ours)} ms  (${String(figures.last.report.usage.turns)} turn(s))`);
+    console.log(
+      `  ${label.padEnd(34)} wall ${fixed(figures.ai)} ms  stand-in ${fixed(figures.standIn)} ms  ours ${fixed(figures.ours)} ms  (${String(figures.last.report.usage.turns)} turn(s))`,
+    );
   }
   console.log(`  loop overhead per turn, a tool run on git objects included ${fixed((browsing.ours - direct.ours) / added)} ms`);
-  console.log(`  loop overhead per turn, no tool run                        ${fixed((idle.ours - direct.ours) / added)} ms  (request built, sent, answer parsed)`);
+  console.log(
+    `  loop overhead per turn, no tool run                        ${fixed((idle.ours - direct.ours) / added)} ms  (request built, sent, answer parsed)`,
+  );
   console.log(`  fixed work of the stage and one call                       ${fixed(direct.ours)} ms  (rules, patch, plan, placement)`);
   return browsing.last;
 }
@@ -82,7 +92,9 @@ function sentFigures(run: AiRun): boolean {
     console.log(`    turn ${String(index + 1).padStart(2)}  ${bytes(requestParts(request).bytes)} bytes  ${bytes(estimatedTokens(request))} tokens`);
   }
   const { usage } = run.report;
-  console.log(`  tokens sent for the sample review (inputs summed): ${usage.inputTokens.toLocaleString("en")} over ${String(usage.turns)} calls; ${String(run.report.findings.length)} finding(s) placed`);
+  console.log(
+    `  tokens sent for the sample review (inputs summed): ${usage.inputTokens.toLocaleString("en")} over ${String(usage.turns)} calls; ${String(run.report.findings.length)} finding(s) placed`,
+  );
   return checkPrefix(run.requests, `${String(run.requests.length)} turns`);
 }
 
@@ -104,7 +116,9 @@ function planFigures(): void {
     planChunks(files, { maxTokens: PLAN_TOKENS });
     times.push(performance.now() - start);
   }
-  console.log(`planning a synthetic 1,000-file PR (${(chars / 1e6).toFixed(1)} MB of patch text; ${String(plan.chunks.length)} chunks of ≤ ${PLAN_TOKENS.toLocaleString("en")} tokens, ${String(plan.skipped.length)} files skipped)`);
+  console.log(
+    `planning a synthetic 1,000-file PR (${(chars / 1e6).toFixed(1)} MB of patch text; ${String(plan.chunks.length)} chunks of ≤ ${PLAN_TOKENS.toLocaleString("en")} tokens, ${String(plan.skipped.length)} files skipped)`,
+  );
   console.log(`  planChunks  median ${fixed(median(times))} ms  (min ${fixed(Math.min(...times))}, max ${fixed(Math.max(...times))}, n=${String(RUNS)})`);
 }
 
@@ -115,7 +129,13 @@ try {
   const sample = { remote: createSample(root), config: "bench-config" };
   const wide = { remote: await createWidePr(root, WIDE_FILES), config: "bench-config" };
   for (const pr of [sample, wide]) configWithoutHelpers(pr.remote, "main", pr.config);
-  const cache = new CloneCache({ root: join(root, "cache"), allowedProtocols: ["file"], gitTimeoutMs: 30_000, lockWaitMs: 30_000, limits: DEFAULT_CHECKOUT_LIMITS });
+  const cache = new CloneCache({
+    root: join(root, "cache"),
+    allowedProtocols: ["file"],
+    gitTimeoutMs: 30_000,
+    lockWaitMs: 30_000,
+    limits: DEFAULT_CHECKOUT_LIMITS,
+  });
   await cache.init();
   const rssAtStart = process.memoryUsage().rss;
   for (const protocol of PROTOCOLS) {
@@ -125,7 +145,9 @@ try {
     prefixHeld = prefixHeld && turns && chunks;
   }
   const mb = (value: number): string => `${(value / 1e6).toFixed(1)} MB`;
-  console.log(`peak RSS of the process (pipeline, reviewer and stand-in in one)  ${mb(process.resourceUsage().maxRSS * 1024)}  (${mb(rssAtStart)} before the first review)`);
+  console.log(
+    `peak RSS of the process (pipeline, reviewer and stand-in in one)  ${mb(process.resourceUsage().maxRSS * 1024)}  (${mb(rssAtStart)} before the first review)`,
+  );
   planFigures();
   console.log("incremental review (openai)");
   await pushFigures(root, sample, { cache, standIn, protocol: "openai", contextTokens: 128_000 });

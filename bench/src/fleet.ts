@@ -77,12 +77,30 @@ async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha:
   await Promise.all(sends);
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  console.log(`webhook accept at ${RATE}/s (${WEBHOOKS} deliveries, achieved ${(WEBHOOKS / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`);
-  console.log(`  p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms   (target p99 < 25 ms)`);
+  console.log(
+    `webhook accept at ${RATE}/s (${WEBHOOKS} deliveries, achieved ${(WEBHOOKS / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
+  );
+  console.log(
+    `  p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms   (target p99 < 25 ms)`,
+  );
 }
 
 function job(number: number, heads: { baseSha: string; headSha: string }): ReviewJob {
-  return { installationId: 1 + (number % 5), repositoryId: 4242, repository: REPOSITORY, pullNumber: number, ...heads, baseRef: "main", defaultBranch: "main", pullUpdatedAt: new Date().toISOString(), headFrom: "event", repositoryPrivate: true, deliveryId: randomUUID(), trigger: "local", reply: null };
+  return {
+    installationId: 1 + (number % 5),
+    repositoryId: 4242,
+    repository: REPOSITORY,
+    pullNumber: number,
+    ...heads,
+    baseRef: "main",
+    defaultBranch: "main",
+    pullUpdatedAt: new Date().toISOString(),
+    headFrom: "event",
+    repositoryPrivate: true,
+    deliveryId: randomUUID(),
+    trigger: "local",
+    reply: null,
+  };
 }
 
 async function finished(queue: Queue, events: QueueEvents, jobId: string, timeoutMs: number): Promise<void> {
@@ -97,7 +115,26 @@ async function main(): Promise<void> {
   const heads = createNoopPr(join(root, "repos", REPOSITORY));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const processes: FleetProcess[] = [];
-  const redis = startProcess(["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "everysec", "--dir", root, "--maxmemory-policy", "noeviction"], {});
+  const redis = startProcess(
+    [
+      "redis-server",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "everysec",
+      "--dir",
+      root,
+      "--maxmemory-policy",
+      "noeviction",
+    ],
+    {},
+  );
   processes.push(redis);
   const connection = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
   try {
@@ -105,7 +142,15 @@ async function main(): Promise<void> {
     const common = { REDIS_URL: `redis://127.0.0.1:${port}`, REVIEWBOT_LOG_LEVEL: "warn" };
     const workersFile = join(root, "workers");
     await writeFile(workersFile, CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
-    const api = startProcess(["api"], { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_PORT: "0", REVIEWBOT_WEBHOOK_SECRET: SECRET, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink"), REVIEWBOT_WORKERS_FILE: workersFile });
+    const api = startProcess(["api"], {
+      ...common,
+      REVIEWBOT_LOG_LEVEL: "info",
+      REVIEWBOT_PORT: "0",
+      REVIEWBOT_WEBHOOK_SECRET: SECRET,
+      REVIEWBOT_SINK: "local",
+      REVIEWBOT_LOCAL_SINK_DIR: join(root, "sink"),
+      REVIEWBOT_WORKERS_FILE: workersFile,
+    });
     processes.push(api);
     const apiPort = (JSON.parse(await api.waitFor(/"api listening"/)) as { port: number }).port;
     await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -117,10 +162,22 @@ async function main(): Promise<void> {
     queue.setMaxListeners(THROUGHPUT_JOBS + 10);
     await queue.obliterate({ force: true });
 
-    const workerEnv = { ...common, REVIEWBOT_LOG_LEVEL: "info", REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`, REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: join(root, "repos"), REVIEWBOT_ENGINE: "bwrap", REVIEWBOT_WORKER_PORT: "0" };
+    const workerEnv = {
+      ...common,
+      REVIEWBOT_LOG_LEVEL: "info",
+      REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
+      REVIEWBOT_SOURCE: "local",
+      REVIEWBOT_LOCAL_REPOS_DIR: join(root, "repos"),
+      REVIEWBOT_ENGINE: "bwrap",
+      REVIEWBOT_WORKER_PORT: "0",
+    };
     const workers: FleetProcess[] = [];
     const addWorker = async (): Promise<void> => {
-      const worker = startProcess(["worker"], { ...workerEnv, REVIEWBOT_WORKER_CREDENTIAL: CREDENTIALS[workers.length] ?? "", REVIEWBOT_CACHE_DIR: join(root, `cache-${String(workers.length)}`) });
+      const worker = startProcess(["worker"], {
+        ...workerEnv,
+        REVIEWBOT_WORKER_CREDENTIAL: CREDENTIALS[workers.length] ?? "",
+        REVIEWBOT_CACHE_DIR: join(root, `cache-${String(workers.length)}`),
+      });
       processes.push(worker);
       workers.push(worker);
       await worker.waitFor(/"worker started"/);
@@ -139,18 +196,26 @@ async function main(): Promise<void> {
       waits.push((done?.processedOn ?? Number.NaN) - (done?.timestamp ?? Number.NaN));
     }
     waits.sort((a, b) => a - b);
-    console.log(`enqueue-to-start, idle worker (${SEQUENTIAL_JOBS} jobs one at a time): p50 ${percentile(waits, 50)} ms   p90 ${percentile(waits, 90)} ms   (target p50 < 50 ms)`);
+    console.log(
+      `enqueue-to-start, idle worker (${SEQUENTIAL_JOBS} jobs one at a time): p50 ${percentile(waits, 50)} ms   p90 ${percentile(waits, 90)} ms   (target p50 < 50 ms)`,
+    );
 
     for (const count of [1, 2, 4]) {
       while (workers.length < count) await addWorker();
       await queue.obliterate({ force: true });
       const started = performance.now();
-      const ids = await Promise.all(Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, SEAL, job(10_000 * count + i, heads)).then((o) => o.jobId)));
+      const ids = await Promise.all(
+        Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, SEAL, job(10_000 * count + i, heads)).then((o) => o.jobId)),
+      );
       await Promise.all(ids.map((id) => finished(queue, events, id, 300_000)));
       const seconds = (performance.now() - started) / 1000;
-      console.log(`throughput, ${count} worker process(es) × concurrency 2: ${THROUGHPUT_JOBS} no-op reviews in ${seconds.toFixed(2)} s = ${(THROUGHPUT_JOBS / seconds).toFixed(1)} reviews/s`);
+      console.log(
+        `throughput, ${count} worker process(es) × concurrency 2: ${THROUGHPUT_JOBS} no-op reviews in ${seconds.toFixed(2)} s = ${(THROUGHPUT_JOBS / seconds).toFixed(1)} reviews/s`,
+      );
     }
-    console.log(`idle RSS: api ${apiIdle.rssMiB.toFixed(1)} MiB (peak ${apiIdle.peakMiB.toFixed(1)}), worker ${(workerIdle?.rssMiB ?? 0).toFixed(1)} MiB (peak ${(workerIdle?.peakMiB ?? 0).toFixed(1)})   (target < 150 MB each)`);
+    console.log(
+      `idle RSS: api ${apiIdle.rssMiB.toFixed(1)} MiB (peak ${apiIdle.peakMiB.toFixed(1)}), worker ${(workerIdle?.rssMiB ?? 0).toFixed(1)} MiB (peak ${(workerIdle?.peakMiB ?? 0).toFixed(1)})   (target < 150 MB each)`,
+    );
     await events.close();
     await queue.close();
   } finally {

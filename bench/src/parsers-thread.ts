@@ -9,7 +9,14 @@ import { PARSER_INPUTS } from "./parser-inputs.js";
 
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const REQUEST: Omit<ExtractRequest, "output"> = { format: "sarif", helper: "bench", mountPoint: "/work", cwd: ".", secrets: ["secret-value-123"], maxFindings: 5_000 };
+const REQUEST: Omit<ExtractRequest, "output"> = {
+  format: "sarif",
+  helper: "bench",
+  mountPoint: "/work",
+  cwd: ".",
+  secrets: ["secret-value-123"],
+  maxFindings: 5_000,
+};
 const BUDGET = { timeoutMs: 10_000, memoryBytes: 128 * MiB };
 // 8 MB of `[],`: 2.8 million arrays for JSON.parse (see test/review/findings-budget.test.ts).
 const HOSTILE = `{"runs":[{"results":[${"[],".repeat(2_800_000)}[]]}]}`;
@@ -53,5 +60,7 @@ export async function threadFigures(): Promise<void> {
   console.log(`  read in place ${inPlace.toFixed(1)} ms, in a thread ${threaded.toFixed(1)} ms: starting one costs ${(threaded - inPlace).toFixed(1)} ms`);
   const offLoop = await worstLagMs(() => parseUnderBudget({ ...REQUEST, output: HOSTILE }, { timeoutMs: 1_000, memoryBytes: 1024 * MiB }));
   const onLoop = await worstLagMs(() => Promise.resolve(extractFindings({ ...REQUEST, output: HOSTILE })));
-  console.log(`  event loop's worst delay over 8 MB of hostile sarif: ${offLoop.toFixed(0)} ms in a thread stopped at 1 s, ${onLoop.toFixed(0)} ms read in place`);
+  console.log(
+    `  event loop's worst delay over 8 MB of hostile sarif: ${offLoop.toFixed(0)} ms in a thread stopped at 1 s, ${onLoop.toFixed(0)} ms read in place`,
+  );
 }

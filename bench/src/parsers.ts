@@ -37,7 +37,8 @@ function readOutput(format: OutputFormat, output: string): Finding[] {
 }
 
 function runner(name: string): (input: string) => number {
-  if (name === "sanitise") return (input) => sanitiseText(input, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets: SECRETS }).text.length;
+  if (name === "sanitise")
+    return (input) => sanitiseText(input, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets: SECRETS }).text.length;
   return (input) => readOutput(name as OutputFormat, input).length;
 }
 
@@ -67,7 +68,11 @@ function throughput(): void {
     const rate = (bytes: number, ms: number) => `${(bytes / 1e6 / (ms / 1000)).toFixed(1).padStart(7)} MB/s`;
     const ratio = h.ms / hostile.length / (b.ms / benign.length);
     const findings = name === "sanitise" ? "-" : `${String(b.findings)}/${String(h.findings)}`;
-    console.log(`  ${name.padEnd(12)} ${rate(benign.length, b.ms)} ${rate(hostile.length, h.ms)}  ${ratio.toFixed(2).padStart(6)}${ratio <= 2 ? "" : "  (over target)"}`.padEnd(72) + findings);
+    console.log(
+      `  ${name.padEnd(12)} ${rate(benign.length, b.ms)} ${rate(hostile.length, h.ms)}  ${ratio.toFixed(2).padStart(6)}${ratio <= 2 ? "" : "  (over target)"}`.padEnd(
+        72,
+      ) + findings,
+    );
   }
 }
 
@@ -84,10 +89,15 @@ function heapChild(): void {
   const kept = mapped.map((finding) => sanitiseFinding(finding, { secrets: SECRETS }));
   checkpoints.push(process.memoryUsage().heapUsed - base);
   const heap = getHeapStatistics();
-  console.log(JSON.stringify({
-    bytes: output.length, findings: kept.length, peakUsedGrowth: Math.max(...checkpoints),
-    totalHeap: heap.total_heap_size, maxRssKiB: process.resourceUsage().maxRSS,
-  }));
+  console.log(
+    JSON.stringify({
+      bytes: output.length,
+      findings: kept.length,
+      peakUsedGrowth: Math.max(...checkpoints),
+      totalHeap: heap.total_heap_size,
+      maxRssKiB: process.resourceUsage().maxRSS,
+    }),
+  );
 }
 
 function heap(): void {

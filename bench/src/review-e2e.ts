@@ -34,7 +34,9 @@ function review(cacheDir: string, repo: string, engine: string, json: boolean): 
 /** Prints the report's stages and helpers; returns the sum of the helpers' own run times. */
 function printStages(report: Report, wallMs: number): number {
   const t = report.timings;
-  console.log(`  stages       checkout+overlay ${ms(t.checkoutMs)}  context ${ms(t.contextMs)}  helpers ${ms(t.helpersMs)}  parse/filter ${ms(t.findingsMs)}  pipeline ${ms(t.totalMs)}`);
+  console.log(
+    `  stages       checkout+overlay ${ms(t.checkoutMs)}  context ${ms(t.contextMs)}  helpers ${ms(t.helpersMs)}  parse/filter ${ms(t.findingsMs)}  pipeline ${ms(t.totalMs)}`,
+  );
   for (const helper of report.helpers) {
     console.log(`  helper       ${helper.name.padEnd(10)} ${ms(helper.durationMs)}  ${helper.outcome}, ${String(helper.findings.length)} finding(s)`);
   }

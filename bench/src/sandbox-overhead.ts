@@ -45,7 +45,9 @@ async function median(label: string, once: () => Promise<unknown>): Promise<numb
   }
   times.sort((a, b) => a - b);
   const result = times[Math.floor(times.length / 2)] ?? Number.NaN;
-  console.log(`${label.padEnd(34)} median ${result.toFixed(1).padStart(7)} ms   (min ${(times[0] ?? 0).toFixed(1)}, max ${(times.at(-1) ?? 0).toFixed(1)}, n=${RUNS})`);
+  console.log(
+    `${label.padEnd(34)} median ${result.toFixed(1).padStart(7)} ms   (min ${(times[0] ?? 0).toFixed(1)}, max ${(times.at(-1) ?? 0).toFixed(1)}, n=${RUNS})`,
+  );
   return result;
 }
 
@@ -70,21 +72,58 @@ function dockerRunArgs(socket: string, worktree: string, seccomp: string): strin
 
 function podmanRunArgs(worktree: string, seccomp: string): string[] {
   return [
-    "run", "--rm", "--network", "none", "--read-only", "--cap-drop", "ALL",
-    "--security-opt", "no-new-privileges", "--security-opt", `seccomp=${seccomp}`,
-    "--user", "10001:10001", "--memory", String(LIMITS.memoryBytes), "--memory-swap", String(LIMITS.memoryBytes),
-    "--cpus", String(LIMITS.cpus), "--pids-limit", String(LIMITS.pids),
-    "--ulimit", `nofile=${LIMITS.nofile}:${LIMITS.nofile}`, "--ulimit", "nproc=1024:1024",
-    "--ulimit", `fsize=${LIMITS.fsizeBytes}:${LIMITS.fsizeBytes}`, "--ulimit", "core=0:0",
-    "--ipc", "private", "--init", "--log-driver", "none",
-    "--tmpfs", `/tmp:rw,noexec,nosuid,nodev,size=${LIMITS.tmpfsBytes}`,
-    "-v", `${worktree}:/work:ro,nosuid,nodev`, "-w", "/work", IMAGE, "true",
+    "run",
+    "--rm",
+    "--network",
+    "none",
+    "--read-only",
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--security-opt",
+    `seccomp=${seccomp}`,
+    "--user",
+    "10001:10001",
+    "--memory",
+    String(LIMITS.memoryBytes),
+    "--memory-swap",
+    String(LIMITS.memoryBytes),
+    "--cpus",
+    String(LIMITS.cpus),
+    "--pids-limit",
+    String(LIMITS.pids),
+    "--ulimit",
+    `nofile=${LIMITS.nofile}:${LIMITS.nofile}`,
+    "--ulimit",
+    "nproc=1024:1024",
+    "--ulimit",
+    `fsize=${LIMITS.fsizeBytes}:${LIMITS.fsizeBytes}`,
+    "--ulimit",
+    "core=0:0",
+    "--ipc",
+    "private",
+    "--init",
+    "--log-driver",
+    "none",
+    "--tmpfs",
+    `/tmp:rw,noexec,nosuid,nodev,size=${LIMITS.tmpfsBytes}`,
+    "-v",
+    `${worktree}:/work:ro,nosuid,nodev`,
+    "-w",
+    "/work",
+    IMAGE,
+    "true",
   ];
 }
 
 async function parallelReview(engine: SandboxEngine, spec: SandboxSpec, helpers: number, concurrency: number): Promise<number> {
   const start = performance.now();
-  await runLimited(Array.from({ length: helpers }, () => spec), concurrency, (one) => engine.run(one));
+  await runLimited(
+    Array.from({ length: helpers }, () => spec),
+    concurrency,
+    (one) => engine.run(one),
+  );
   return performance.now() - start;
 }
 
@@ -94,7 +133,15 @@ async function main(): Promise<void> {
   const worktree = join(stateDir, "worktree");
   await exec("mkdir", ["-m", "755", worktree]);
   console.log(`sandbox overhead, ${cpus().length} cores, ${new Date().toISOString()}, trivial helper \`true\`\n`);
-  const spec: SandboxSpec = { argv: ["true"], image: IMAGE, worktree, cwd: ".", env: { PATH: "/usr/bin:/bin" }, limits: LIMITS, labels: { jobId: "bench", helper: "true" } };
+  const spec: SandboxSpec = {
+    argv: ["true"],
+    image: IMAGE,
+    worktree,
+    cwd: ".",
+    env: { PATH: "/usr/bin:/bin" },
+    limits: LIMITS,
+    labels: { jobId: "bench", helper: "true" },
+  };
   const container = await createContainerEngine({ kind: "podman", stateDir: join(stateDir, "podman"), containersConf: CONTAINERS_CONF });
   const bwrap = await BwrapEngine.create({ images: [IMAGE], cacheDir: join(stateDir, "rootfs") });
   try {
@@ -102,9 +149,7 @@ async function main(): Promise<void> {
     const bw = await median("bubblewrap engine", () => bwrap.run(spec));
     const engine = await median("container engine (Podman API)", () => container.run(spec));
     const seccomp = join(stateDir, "podman", "seccomp.json");
-    const cli = await median("podman run --rm, same flags", () =>
-      exec("podman", podmanRunArgs(worktree, seccomp), { ...process.env, CONTAINERS_CONF }),
-    );
+    const cli = await median("podman run --rm, same flags", () => exec("podman", podmanRunArgs(worktree, seccomp), { ...process.env, CONTAINERS_CONF }));
     const docker = process.env.BENCH_DOCKER === "0" ? null : await dockerFigures(stateDir, worktree, spec);
     console.log(`\nbubblewrap overhead over bare exec   ${(bw - bare).toFixed(1)} ms   (target ≤ 10 ms)`);
     console.log(`container engine / podman run --rm   ${(engine / cli).toFixed(2)}     (target ≤ 1.0, aim 0.5)`);
@@ -112,7 +157,9 @@ async function main(): Promise<void> {
     const sleeper: SandboxSpec = { ...spec, argv: ["sleep", "0.5"] };
     const one = await parallelReview(container, sleeper, 1, 1);
     const four = await parallelReview(container, sleeper, 4, 2);
-    console.log(`\n4 helpers (sleep 0.5) at concurrency 2: ${four.toFixed(0)} ms; one helper alone: ${one.toFixed(0)} ms; ratio ${(four / one).toFixed(2)} (2.0 = two lanes in parallel)`);
+    console.log(
+      `\n4 helpers (sleep 0.5) at concurrency 2: ${four.toFixed(0)} ms; one helper alone: ${one.toFixed(0)} ms; ratio ${(four / one).toFixed(2)} (2.0 = two lanes in parallel)`,
+    );
   } finally {
     await container.close();
     await bwrap.close();

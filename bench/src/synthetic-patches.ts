@@ -1,7 +1,14 @@
 import { seededRandom } from "@reviewbot/core/testing/growth-ratio";
 import type { PatchedFile } from "@reviewbot/review/ai/plan-chunks";
 
-const CODE = ["  const value = input.map((item) => item.id);", "  if (value === undefined) return null;", "  return await fetchThing(value, { retries: 3 });", "}", "", "export function helper(a: number, b: number): number {"];
+const CODE = [
+  "  const value = input.map((item) => item.id);",
+  "  if (value === undefined) return null;",
+  "  return await fetchThing(value, { retries: 3 });",
+  "}",
+  "",
+  "export function helper(a: number, b: number): number {",
+];
 
 /** One hunk of `lines` changed lines (about a third removed) in three lines of context. */
 function hunk(start: number, lines: number, random: () => number): string {

@@ -45,7 +45,12 @@ describe("metrics, health and readiness", () => {
     expect(ready.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(2500);
     expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
-    const res = await sendWebhook(`${api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body: pullRequestPayload({ number: 3 }), secret: SECRET });
+    const res = await sendWebhook(`${api.url}/api/github/webhooks`, {
+      event: "pull_request",
+      deliveryId: deliveryId(),
+      body: pullRequestPayload({ number: 3 }),
+      secret: SECRET,
+    });
     expect(res.status).toBe(503);
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: "QUEUE_UNAVAILABLE" } });
     expect(api.logs.filter((line) => line.msg === "webhook refused" && line.code === "QUEUE_UNAVAILABLE")).toHaveLength(1);

@@ -39,7 +39,14 @@ async function openStand(options: { installationConcurrency: number; slotTtlMs?:
     ...options,
     tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token) },
   });
-  const app = createGitHubApp({ appId: APP_ID, privateKey: key.privateKey, baseUrl: standIn.url, redis: api.redis, scrubber: api.scrubber, logger: createLogger({ level: "silent", scrubber: api.scrubber }) });
+  const app = createGitHubApp({
+    appId: APP_ID,
+    privateKey: key.privateKey,
+    baseUrl: standIn.url,
+    redis: api.redis,
+    scrubber: api.scrubber,
+    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
+  });
   mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
   const connection = createRedisConnection(api.redisUrl, { name: "test-consumer", blocking: true });
   return { api, standIn, connection, consumer: new Worker(REVIEW_QUEUE, null, { connection, autorun: false }) };
@@ -62,7 +69,10 @@ afterAll(async () => {
 let pullNumber = 0;
 
 /** Review jobs enqueued the only way the api enqueues one (a signed webhook), then all taken as a worker takes them; by PR. */
-async function enqueueAndTake(stand: Stand, jobs: readonly { installationId: number; repository: keyof typeof REPOSITORIES }[]): Promise<{ id: string; lock: string }[]> {
+async function enqueueAndTake(
+  stand: Stand,
+  jobs: readonly { installationId: number; repository: keyof typeof REPOSITORIES }[],
+): Promise<{ id: string; lock: string }[]> {
   await stand.api.reviews.obliterate({ force: true });
   const ids: string[] = [];
   for (const { installationId, repository } of jobs) {
@@ -81,7 +91,11 @@ async function enqueueAndTake(stand: Stand, jobs: readonly { installationId: num
   return ids.map((id) => ({ id, lock: locks.get(id) ?? "" }));
 }
 
-async function post(stand: Stand, path: "claim" | "report", body: unknown): Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }> {
+async function post(
+  stand: Stand,
+  path: "claim" | "report",
+  body: unknown,
+): Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }> {
   const res = await fetch(`${stand.api.url}/internal/jobs/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${stand.api.workerCredentials[0] ?? ""}` },
@@ -91,7 +105,8 @@ async function post(stand: Stand, path: "claim" | "report", body: unknown): Prom
 }
 
 const claim = (stand: Stand, job: { id: string; lock: string }, lockToken = job.lock) => post(stand, "claim", { jobId: job.id, lockToken });
-const complete = (stand: Stand, job: { id: string; lock: string }) => post(stand, "report", { jobId: job.id, lockToken: job.lock, outcome: { kind: "completed", report } });
+const complete = (stand: Stand, job: { id: string; lock: string }) =>
+  post(stand, "report", { jobId: job.id, lockToken: job.lock, outcome: { kind: "completed", report } });
 const code = (res: { body: Record<string, unknown> }): unknown => (res.body.error as { code?: unknown } | undefined)?.code;
 
 describe("per-installation concurrency cap (REVIEWBOT_INSTALLATION_CONCURRENCY 2)", () => {
@@ -149,7 +164,14 @@ describe("per-installation concurrency cap (REVIEWBOT_INSTALLATION_CONCURRENCY 2
     // a1 goes back to the queue without a report, as a stalled or handed-back job does.
     await (await capped.api.reviews.getJob(a1.id))?.moveToDelayed(Date.now() + 60_000, a1.lock);
     expect(await capped.api.slots.held(721)).toBe(2);
-    const sweeper = startTokenSweeper({ vault: capped.api.vault, slots: capped.api.slots, redis: capped.api.redis, reviews: capped.api.reviews, logger: createLogger({ level: "silent", scrubber: capped.api.scrubber }), intervalMs: 3_600_000 });
+    const sweeper = startTokenSweeper({
+      vault: capped.api.vault,
+      slots: capped.api.slots,
+      redis: capped.api.redis,
+      reviews: capped.api.reviews,
+      logger: createLogger({ level: "silent", scrubber: capped.api.scrubber }),
+      intervalMs: 3_600_000,
+    });
     try {
       // Earlier cases' jobs were obliterated holding slots: those go too.
       expect((await sweeper.sweep()).slots).toBeGreaterThanOrEqual(1);
@@ -205,7 +227,14 @@ describe("slots expire (robust to an api that crashed before freeing them)", () 
     await new Promise((resolve) => setTimeout(resolve, 1600));
     // a1 still runs (its lock is live), but its slot has run out: the cap counts it no more.
     expect((await claim(short, a2)).status).toBe(200);
-    const sweeper = startTokenSweeper({ vault: null, slots: short.api.slots, redis: short.api.redis, reviews: short.api.reviews, logger: createLogger({ level: "silent", scrubber: short.api.scrubber }), intervalMs: 3_600_000 });
+    const sweeper = startTokenSweeper({
+      vault: null,
+      slots: short.api.slots,
+      redis: short.api.redis,
+      reviews: short.api.reviews,
+      logger: createLogger({ level: "silent", scrubber: short.api.scrubber }),
+      intervalMs: 3_600_000,
+    });
     try {
       // a1's expired entry goes; a2's live one stays.
       expect((await sweeper.sweep()).slots).toBe(1);

@@ -93,11 +93,29 @@ async function startBroker(protocol: LlmProtocol, fetcher: HarnessModel["fetcher
 
 beforeAll(async () => {
   certDir = mkdtempSync(join(tmpdir(), "reviewbot-broker-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-subj", `/CN=${DOCS_HOST}`, "-addext", `subjectAltName=DNS:${DOCS_HOST}`, "-days", "1",
-    "-keyout", join(certDir, "key.pem"), "-out", join(certDir, "cert.pem"),
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-subj",
+      `/CN=${DOCS_HOST}`,
+      "-addext",
+      `subjectAltName=DNS:${DOCS_HOST}`,
+      "-days",
+      "1",
+      "-keyout",
+      join(certDir, "key.pem"),
+      "-out",
+      join(certDir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   cert = readFileSync(join(certDir, "cert.pem"));
   docs = createHttpsServer({ key: readFileSync(join(certDir, "key.pem")), cert }, (req, res) => {
     const entry = { path: req.url ?? "", finished: null as boolean | null };
@@ -138,7 +156,12 @@ afterAll(async () => {
   rmSync(certDir, { recursive: true, force: true });
 });
 
-async function post(on: Broker, path: "claim" | "report" | "model" | "fetch" | "ai-cache", body: unknown, credential: string | null = on.api.workerCredentials[0] ?? ""): Promise<Answer> {
+async function post(
+  on: Broker,
+  path: "claim" | "report" | "model" | "fetch" | "ai-cache",
+  body: unknown,
+  credential: string | null = on.api.workerCredentials[0] ?? "",
+): Promise<Answer> {
   const res = await fetch(`${on.api.url}/internal/jobs/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(credential === null ? {} : { authorization: `Bearer ${credential}` }) },
@@ -156,7 +179,13 @@ const refusal = (res: Answer): { status: number; code: unknown; message: unknown
 /** A review job enqueued the only way the api enqueues one (a signed webhook), taken under a fresh lock, and claimed unless `claim` is false. */
 async function startJob(on: Broker, options: { installationId?: number; private?: boolean; claim?: boolean } = {}): Promise<Started> {
   const number = ++pullNumber;
-  const payload = pullRequestPayload({ installationId: options.installationId ?? 77, repositoryId: REPOSITORY_ID, repository: "octo/widgets", number, head: headSha(number) });
+  const payload = pullRequestPayload({
+    installationId: options.installationId ?? 77,
+    repositoryId: REPOSITORY_ID,
+    repository: "octo/widgets",
+    number,
+    head: headSha(number),
+  });
   const body = { ...payload, repository: { ...(payload.repository as object), private: options.private ?? false } };
   const sent = await sendWebhook(`${on.api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
   const { jobId } = JSON.parse(sent.body) as { jobId: string };
@@ -303,7 +332,9 @@ describe("only the worker that claimed a live job may call the model", () => {
     await openai.api.redis.hset(`reviewbot:broker:claim:${forgedId}`, "lock", forged.lockToken, "worker", "worker-0");
     const res = await untouched(() => callModel(openai, forged));
     expect(refusal(res)).toEqual({ status: 403, code: "JOB_NOT_HELD", message: "the job was not created by the api, or was altered" });
-    expect(openai.api.logs.some((line) => line.msg === "worker request refused" && line.route === "model" && line.jobId === forgedId && line.forged === true)).toBe(true);
+    expect(
+      openai.api.logs.some((line) => line.msg === "worker request refused" && line.route === "model" && line.jobId === forgedId && line.forged === true),
+    ).toBe(true);
   });
 
   it("refuses a call before the job is claimed; the same job once claimed is answered", async () => {
@@ -325,7 +356,11 @@ describe("only the worker that claimed a live job may call the model", () => {
   });
 
   it.each(["fetch", "ai-cache"] as const)("%s: refuses another worker, an unclaimed job and an ended one", async (path) => {
-    const body = (job: Started) => ({ jobId: job.jobId, lockToken: job.lockToken, ...(path === "fetch" ? { url: `https://${DOCS_HOST}/page` } : { op: "get", key: "a".repeat(64) }) });
+    const body = (job: Started) => ({
+      jobId: job.jobId,
+      lockToken: job.lockToken,
+      ...(path === "fetch" ? { url: `https://${DOCS_HOST}/page` } : { op: "get", key: "a".repeat(64) }),
+    });
     const claimed = await startJob(openai);
     expect(refusal(await post(openai, path, body(claimed), bob))).toMatchObject({ status: 403, code: "JOB_NOT_HELD" });
     const unclaimed = await startJob(openai, { claim: false });
@@ -342,12 +377,36 @@ describe("the operator's rules over a worker's request", () => {
 
   it.each([
     ["a model not in the allowlist", { request: chat({ model: "gpt-expensive" }) }, 403, "POLICY_DENIED", /gpt-expensive/],
-    ["the same tool offered twice", { request: chat({ tools: [...(chat().tools as unknown[]), ...(chat().tools as unknown[])] }) }, 403, "POLICY_DENIED", /read_file is offered twice/],
+    [
+      "the same tool offered twice",
+      { request: chat({ tools: [...(chat().tools as unknown[]), ...(chat().tools as unknown[])] }) },
+      403,
+      "POLICY_DENIED",
+      /read_file is offered twice/,
+    ],
     ["base_url beside the request", { request: chat(), base_url: "http://evil.test/v1" }, 400, "REQUEST_INVALID", /^\(root\).*base_url/],
     ["temperature in the request", { request: chat({ temperature: 2 }) }, 400, "REQUEST_INVALID", /^request: .*temperature/],
-    ["base_url inside a message", { request: chat({ messages: [{ role: "user", content: "hi", base_url: "http://evil.test" }] }) }, 400, "REQUEST_INVALID", /^request\.messages\.0: .*base_url/],
-    ["an extra field in a tool", { request: chat({ tools: [{ ...(chat().tools as object[])[0], strict: false }] }) }, 400, "REQUEST_INVALID", /^request\.tools\.0: .*strict/],
-    ["a tool name with spaces", { request: chat({ tools: [{ ...(chat().tools as object[])[0], name: "read file" }] }) }, 400, "REQUEST_INVALID", /^request\.tools\.0\.name: /],
+    [
+      "base_url inside a message",
+      { request: chat({ messages: [{ role: "user", content: "hi", base_url: "http://evil.test" }] }) },
+      400,
+      "REQUEST_INVALID",
+      /^request\.messages\.0: .*base_url/,
+    ],
+    [
+      "an extra field in a tool",
+      { request: chat({ tools: [{ ...(chat().tools as object[])[0], strict: false }] }) },
+      400,
+      "REQUEST_INVALID",
+      /^request\.tools\.0: .*strict/,
+    ],
+    [
+      "a tool name with spaces",
+      { request: chat({ tools: [{ ...(chat().tools as object[])[0], name: "read file" }] }) },
+      400,
+      "REQUEST_INVALID",
+      /^request\.tools\.0\.name: /,
+    ],
   ] as const)("refuses %s before the model is called", async (_name, extra, status, code, message) => {
     const job = await startJob(openai);
     const res = await untouched(() => post(openai, "model", { jobId: job.jobId, lockToken: job.lockToken, ...extra }));
@@ -392,7 +451,11 @@ describe("budgets", () => {
     // Both jobs are under their own cap: the installation's refuses them.
     for (const job of [first, second, await startJob(openai, { installationId: 502 })]) {
       const res = await untouched(() => callModel(openai, job));
-      expect(refusal(res)).toEqual({ status: 429, code: "LLM_BUDGET_EXCEEDED", message: `the installation's daily token budget (${DAILY_TOKENS} tokens) is used up` });
+      expect(refusal(res)).toEqual({
+        status: 429,
+        code: "LLM_BUDGET_EXCEEDED",
+        message: `the installation's daily token budget (${DAILY_TOKENS} tokens) is used up`,
+      });
     }
     standIn.script([reply.text("other", { usage: { input: 10, output: 5 } })]);
     expect((await callModel(openai, await startJob(openai, { installationId: 503 }))).body.budget).toEqual({ usedTokens: 15, maxTokens: JOB_TOKENS });
@@ -438,7 +501,10 @@ describe("a worker that goes away", () => {
    */
   async function abandon(path: "model" | "fetch", job: Started, extra: Record<string, unknown>, arrived: () => boolean): Promise<void> {
     const logged = openai.api.logs.length;
-    const client = httpRequest(`${openai.api.url}/internal/jobs/${path}`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${alice}` } });
+    const client = httpRequest(`${openai.api.url}/internal/jobs/${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${alice}` },
+    });
     client.on("error", () => undefined);
     client.end(JSON.stringify({ jobId: job.jobId, lockToken: job.lockToken, ...extra }));
     await expect.poll(arrived, { timeout: 5000 }).toBe(true);
@@ -504,7 +570,10 @@ describe("fetch_url through the broker", () => {
     expect(job.claim?.ai).toEqual({ model: MODEL, maxOutputTokens: CAP, contextTokens: 128_000, jobTokens: JOB_TOKENS, fetchUrl: true });
     const before = served.length;
     const res = await fetchUrl(openai, job, `https://${DOCS_HOST}/page?q=1`);
-    expect(res).toMatchObject({ status: 200, body: { url: `https://${DOCS_HOST}/page?q=1`, status: 200, contentType: "text/plain", text: `page /page?q=1 of ${DOCS_HOST}`, truncated: false } });
+    expect(res).toMatchObject({
+      status: 200,
+      body: { url: `https://${DOCS_HOST}/page?q=1`, status: 200, contentType: "text/plain", text: `page /page?q=1 of ${DOCS_HOST}`, truncated: false },
+    });
     expect(served.slice(before).map((entry) => entry.path)).toEqual(["/page?q=1"]);
   });
 

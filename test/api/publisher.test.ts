@@ -27,7 +27,19 @@ const report: PublishedReport = {
   overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
   configErrors: [],
   helpers: [{ name: "eslint", image: "reviewbot/node", outcome: "findings", durationMs: 10, findings: 1, problems: [] }],
-  findings: [{ path: "src/a.ts", line: 3, endLine: 3, column: 1, severity: "warning", message: "unused variable", rule: "no-unused-vars", helper: "eslint", anchor: "0123456789abcdef" }],
+  findings: [
+    {
+      path: "src/a.ts",
+      line: 3,
+      endLine: 3,
+      column: 1,
+      severity: "warning",
+      message: "unused variable",
+      rule: "no-unused-vars",
+      helper: "eslint",
+      anchor: "0123456789abcdef",
+    },
+  ],
   filtered: { mode: "added", dropped: 0 },
   errors: [],
   hunks: { "src/a.ts": [{ start: 1, end: 10 }] },
@@ -51,7 +63,8 @@ function review(pullNumber: number, head: string): ReviewJob {
     pullUpdatedAt,
     headFrom: "event",
     deliveryId: `d-${pullNumber}-${head.slice(-4)}`,
-    trigger: "pull_request", reply: null,
+    trigger: "pull_request",
+    reply: null,
   };
 }
 

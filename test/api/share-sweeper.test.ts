@@ -37,7 +37,13 @@ function consumer(options: { lockDuration?: number; stalledInterval?: number; ma
 }
 
 async function enqueue(pullNumber: number): Promise<string> {
-  const body = pullRequestPayload({ installationId: INSTALLATION_ID, repositoryId: 8801, repository: "octo/shares", number: pullNumber, head: headSha(pullNumber) });
+  const body = pullRequestPayload({
+    installationId: INSTALLATION_ID,
+    repositoryId: 8801,
+    repository: "octo/shares",
+    number: pullNumber,
+    head: headSha(pullNumber),
+  });
   const res = await sendWebhook(`${api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
   return (JSON.parse(res.body) as { jobId: string }).jobId;
 }
@@ -84,7 +90,13 @@ describe("fair-share entries of jobs that ended without a report", () => {
 
     expect((await api.redis.smembers(SHARE_KEY)).sort()).toEqual([stalled, failed, completed, live, gone, waiting].sort());
     expect(await api.reviews.getJobState(stalled)).toBe("failed");
-    const sweeper = startTokenSweeper({ vault: null, redis: api.redis, reviews: api.reviews, logger: createLogger({ level: "silent", scrubber: api.scrubber }), intervalMs: 3_600_000 });
+    const sweeper = startTokenSweeper({
+      vault: null,
+      redis: api.redis,
+      reviews: api.reviews,
+      logger: createLogger({ level: "silent", scrubber: api.scrubber }),
+      intervalMs: 3_600_000,
+    });
     try {
       expect(await sweeper.sweep()).toEqual({ revoked: 0, slots: 0, shares: 4 });
       // Negative control: a second sweep finds nothing more to release.

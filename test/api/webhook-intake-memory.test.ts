@@ -46,7 +46,9 @@ async function startIntakeApi(maxConcurrentReads: number): Promise<RunningApi> {
   const { port } = JSON.parse(await app.waitForLog(/"api listening"/)) as { port: number };
   const url = `http://127.0.0.1:${port}`;
   // Warm the code paths (and their allocations) before anything is measured.
-  expect((await sendWebhook(`${url}/api/github/webhooks`, { event: "ping", deliveryId: deliveryId(), body: { zen: "warm" }, secret: SECRET })).status).toBe(202);
+  expect((await sendWebhook(`${url}/api/github/webhooks`, { event: "ping", deliveryId: deliveryId(), body: { zen: "warm" }, secret: SECRET })).status).toBe(
+    202,
+  );
   return { process: app, pid: app.child.pid ?? 0, hook: `${url}/api/github/webhooks`, url };
 }
 
@@ -86,7 +88,12 @@ function post(hook: string, headers: OutgoingHttpHeaders, body: Buffer | null): 
 }
 
 function strangers(hook: string, headers: OutgoingHttpHeaders): Promise<Answer[]> {
-  return Promise.all(Array.from({ length: SENDERS }, (_, index) => post(hook, { "x-github-event": "pull_request", "x-github-delivery": `stranger-${index}`, ...headers }, BODY).answer));
+  return Promise.all(
+    Array.from(
+      { length: SENDERS },
+      (_, index) => post(hook, { "x-github-event": "pull_request", "x-github-delivery": `stranger-${index}`, ...headers }, BODY).answer,
+    ),
+  );
 }
 
 /** A signature of the right form that matches nothing these senders send. */
@@ -140,7 +147,9 @@ describe("webhook intake under unsigned load (real api process)", () => {
   });
 
   it("answers the read beyond the limit 503 at once, before its body is sent, with Retry-After and Connection: close", async () => {
-    const held = Array.from({ length: LIMIT }, (_, index) => post(api.hook, { ...FORGED, "x-github-event": "ping", "x-github-delivery": `held-${index}` }, null));
+    const held = Array.from({ length: LIMIT }, (_, index) =>
+      post(api.hook, { ...FORGED, "x-github-event": "ping", "x-github-delivery": `held-${index}` }, null),
+    );
     for (const { request: req } of held) req.write(BODY.subarray(0, 1024));
     // The held requests' headers are in once the api has given out every slot: poll with the extra request itself.
     // A probe that still got a slot waits for a body it never gets: given up after 200 ms (its slot is freed).
@@ -154,7 +163,9 @@ describe("webhook intake under unsigned load (real api process)", () => {
     expect(extra).toEqual({ status: 503, retryAfter: "1", connection: "close" });
     // Negative control: the held reads finish (forged: 401) and free their slots; the next delivery is read.
     for (const { request: req } of held) req.end(BODY.subarray(1024));
-    expect((await Promise.all(held.map(({ answer }) => answer))).map((answer) => (answer === "reset" ? answer : answer.status))).toEqual(Array<number>(LIMIT).fill(401));
+    expect((await Promise.all(held.map(({ answer }) => answer))).map((answer) => (answer === "reset" ? answer : answer.status))).toEqual(
+      Array<number>(LIMIT).fill(401),
+    );
     expect((await sendWebhook(api.hook, { event: "ping", deliveryId: deliveryId(), body: { zen: "after" }, secret: SECRET })).status).toBe(202);
   });
 

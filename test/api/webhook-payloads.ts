@@ -37,7 +37,13 @@ export function pullRequestPayload(options: {
     action: options.action ?? "opened",
     number: options.number ?? 1,
     installation: { id: options.installationId ?? 7, node_id: "MDIz" },
-    repository: { id: options.repositoryId ?? 100, full_name: options.repository ?? "octo/hello", private: false, owner: { login: "octo" }, default_branch: "main" },
+    repository: {
+      id: options.repositoryId ?? 100,
+      full_name: options.repository ?? "octo/hello",
+      private: false,
+      owner: { login: "octo" },
+      default_branch: "main",
+    },
     sender: { login: "alice", type: "User" },
     pull_request: {
       number: options.number ?? 1,

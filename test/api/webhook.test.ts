@@ -97,7 +97,10 @@ describe("webhook framing", () => {
 
   it("answers 413 on a chunked body once it streams past the limit", async () => {
     const chunk = Buffer.alloc(16 * 1024, 0x20);
-    const res = await rawRequest({ "content-type": "application/json", ...signedHeaders, "transfer-encoding": "chunked" }, Array.from({ length: 6 }, () => chunk));
+    const res = await rawRequest(
+      { "content-type": "application/json", ...signedHeaders, "transfer-encoding": "chunked" },
+      Array.from({ length: 6 }, () => chunk),
+    );
     expect(res.status).toBe(413);
   });
 
@@ -106,12 +109,24 @@ describe("webhook framing", () => {
     ["text", "text/plain"],
     ["json look-alike", "application/jsonp"],
   ])("answers 415 to a %s body", async (_name, contentType) => {
-    const res = await sendWebhook(hook, { event: "ping", deliveryId: deliveryId(), body: { zen: "x" }, secret: SECRET, headers: { "content-type": contentType } });
+    const res = await sendWebhook(hook, {
+      event: "ping",
+      deliveryId: deliveryId(),
+      body: { zen: "x" },
+      secret: SECRET,
+      headers: { "content-type": contentType },
+    });
     expect(res.status).toBe(415);
   });
 
   it("accepts application/json with a charset", async () => {
-    const res = await sendWebhook(hook, { event: "ping", deliveryId: deliveryId(), body: { zen: "x" }, secret: SECRET, headers: { "content-type": "application/json; charset=utf-8" } });
+    const res = await sendWebhook(hook, {
+      event: "ping",
+      deliveryId: deliveryId(),
+      body: { zen: "x" },
+      secret: SECRET,
+      headers: { "content-type": "application/json; charset=utf-8" },
+    });
     expect(res.status).toBe(202);
   });
 
@@ -214,7 +229,15 @@ describe("event filter", () => {
     expect(res.status).toBe(202);
     const job = await api.github.getJob(`resolve.${id}`);
     // Sealed by the api: what the publisher opens is exactly the resolve task.
-    expect(openGitHubTask(SEAL, `resolve.${id}`, job?.data)).toEqual({ kind: "resolve", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 1, deliveryId: id, trigger: "issue_comment" });
+    expect(openGitHubTask(SEAL, `resolve.${id}`, job?.data)).toEqual({
+      kind: "resolve",
+      installationId: 7,
+      repositoryId: 100,
+      repository: "octo/hello",
+      pullNumber: 1,
+      deliveryId: id,
+      trigger: "issue_comment",
+    });
     expect(job?.opts.attempts).toBe(8);
   });
 
@@ -226,8 +249,18 @@ describe("event filter", () => {
 
 describe("supersession", () => {
   it("removes the PR's waiting job when a newer synchronize arrives", async () => {
-    const first = await sendWebhook(hook, { event: "pull_request", deliveryId: deliveryId(), body: pullRequestPayload({ number: 40, action: "synchronize", head: headSha(401) }), secret: SECRET });
-    const second = await sendWebhook(hook, { event: "pull_request", deliveryId: deliveryId(), body: pullRequestPayload({ number: 40, action: "synchronize", head: headSha(402) }), secret: SECRET });
+    const first = await sendWebhook(hook, {
+      event: "pull_request",
+      deliveryId: deliveryId(),
+      body: pullRequestPayload({ number: 40, action: "synchronize", head: headSha(401) }),
+      secret: SECRET,
+    });
+    const second = await sendWebhook(hook, {
+      event: "pull_request",
+      deliveryId: deliveryId(),
+      body: pullRequestPayload({ number: 40, action: "synchronize", head: headSha(402) }),
+      secret: SECRET,
+    });
     const firstId = (JSON.parse(first.body) as { jobId: string }).jobId;
     const secondId = (JSON.parse(second.body) as { jobId: string }).jobId;
     expect(await api.reviews.getJob(firstId)).toBeUndefined();

@@ -36,13 +36,24 @@ const report = EMPTY_REPORT;
 
 beforeAll(async () => {
   const key = generateTestAppKey();
-  standIn = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories: { "octo/widgets": REPOSITORY_ID, "octo/secrets": PRIVATE_REPOSITORY_ID } });
+  standIn = await startGitHubStandIn({
+    appId: APP_ID,
+    publicKey: key.publicKey,
+    repositories: { "octo/widgets": REPOSITORY_ID, "octo/secrets": PRIVATE_REPOSITORY_ID },
+  });
   let mint: (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }> = () => Promise.reject(new Error("not wired"));
   api = await startApi({
     workers: 2,
     tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token) },
   });
-  const app = createGitHubApp({ appId: APP_ID, privateKey: key.privateKey, baseUrl: standIn.url, redis: api.redis, scrubber: api.scrubber, logger: createLogger({ level: "silent", scrubber: api.scrubber }) });
+  const app = createGitHubApp({
+    appId: APP_ID,
+    privateKey: key.privateKey,
+    baseUrl: standIn.url,
+    redis: api.redis,
+    scrubber: api.scrubber,
+    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
+  });
   mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
   minter = mint;
   [alice = "", bob = ""] = api.workerCredentials;
@@ -58,7 +69,13 @@ afterAll(async () => {
 
 /** A review job enqueued the only way the api enqueues one: a signed webhook. */
 async function enqueue(pullNumber: number, target: ApiHarness = api): Promise<string> {
-  const body = pullRequestPayload({ installationId: INSTALLATION_ID, repositoryId: REPOSITORY_ID, repository: "octo/widgets", number: pullNumber, head: headSha(pullNumber) });
+  const body = pullRequestPayload({
+    installationId: INSTALLATION_ID,
+    repositoryId: REPOSITORY_ID,
+    repository: "octo/widgets",
+    number: pullNumber,
+    head: headSha(pullNumber),
+  });
   const res = await sendWebhook(`${target.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
   return (JSON.parse(res.body) as { jobId: string }).jobId;
 }
@@ -70,7 +87,12 @@ async function take(lockToken: string, from: Worker = consumer): Promise<Job> {
   return job;
 }
 
-async function post(path: "claim" | "report", body: unknown, credential: string | null, target: ApiHarness = api): Promise<{ status: number; body: Record<string, unknown> }> {
+async function post(
+  path: "claim" | "report",
+  body: unknown,
+  credential: string | null,
+  target: ApiHarness = api,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${target.url}/internal/jobs/${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...(credential === null ? {} : { authorization: `Bearer ${credential}` }) },
@@ -80,7 +102,8 @@ async function post(path: "claim" | "report", body: unknown, credential: string 
 }
 
 const claim = (jobId: string, lockToken: string, credential: string | null = alice) => post("claim", { jobId, lockToken }, credential);
-const reportOutcome = (jobId: string, lockToken: string, outcome: unknown, credential: string | null = alice) => post("report", { jobId, lockToken, outcome }, credential);
+const reportOutcome = (jobId: string, lockToken: string, outcome: unknown, credential: string | null = alice) =>
+  post("report", { jobId, lockToken, outcome }, credential);
 const code = (res: { body: Record<string, unknown> }): unknown => (res.body.error as { code?: unknown } | undefined)?.code;
 
 function line(credential: string): string {
@@ -147,10 +170,20 @@ describe("claims: only a job the api created, active now, under the caller's own
     const before = standIn.minted.length;
     const res = await claim(jobId, "lock-c");
     expect(res.status).toBe(200);
-    expect(res.body.job).toMatchObject({ repositoryId: REPOSITORY_ID, installationId: INSTALLATION_ID, repository: "octo/widgets", pullNumber: 3, headSha: headSha(3) });
+    expect(res.body.job).toMatchObject({
+      repositoryId: REPOSITORY_ID,
+      installationId: INSTALLATION_ID,
+      repository: "octo/widgets",
+      pullNumber: 3,
+      headSha: headSha(3),
+    });
     const minted = standIn.minted.slice(before);
     expect(minted).toHaveLength(1);
-    expect(minted[0]).toMatchObject({ token: res.body.token, repositoryIds: [REPOSITORY_ID], permissions: { contents: "read", pull_requests: "read", metadata: "read" } });
+    expect(minted[0]).toMatchObject({
+      token: res.body.token,
+      repositoryIds: [REPOSITORY_ID],
+      permissions: { contents: "read", pull_requests: "read", metadata: "read" },
+    });
     expect(Date.parse(String(res.body.expiresAt))).toBeLessThanOrEqual(Date.now() + 900_000);
     expect(api.scrubber.scrub(String(res.body.token))).toBe("[REDACTED]");
     expect(JSON.stringify(api.logs)).not.toContain(String(res.body.token));
@@ -259,7 +292,11 @@ describe("reports: published once, for the api's own record of the job", () => {
     await cleanQueue();
     const jobId = await enqueue(11);
     await take("lock-i");
-    const res = await post("report", { jobId, lockToken: "lock-i", outcome: { kind: "completed", report }, review: { repositoryId: PRIVATE_REPOSITORY_ID } }, alice);
+    const res = await post(
+      "report",
+      { jobId, lockToken: "lock-i", outcome: { kind: "completed", report }, review: { repositoryId: PRIVATE_REPOSITORY_ID } },
+      alice,
+    );
     expect([res.status, code(res)]).toEqual([400, "REQUEST_INVALID"]);
     expect(await api.github.getJob(`completed.${jobId}`)).toBeUndefined();
   });
@@ -298,12 +335,25 @@ describe("reports: published once, for the api's own record of the job", () => {
 
 describe("tokens die with their job", () => {
   it("the sweeper revokes a token at its deadline (REVIEWBOT_JOB_TOKEN_TTL_MS) even while its job still runs", async () => {
-    const short = await startApi({ workers: 1, tokens: { mint: (installationId, repositoryId) => minter(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token), ttlMs: 1500 } });
+    const short = await startApi({
+      workers: 1,
+      tokens: {
+        mint: (installationId, repositoryId) => minter(installationId, repositoryId),
+        revoke: (token) => revokeRepositoryToken(standIn.url, token),
+        ttlMs: 1500,
+      },
+    });
     const connection = createRedisConnection(short.redisUrl, { name: "test-consumer-short", blocking: true });
     const holder = new Worker(REVIEW_QUEUE, null, { connection, autorun: false, lockDuration: 60_000 });
     const vault = short.vault;
     if (vault === null) throw new Error("no vault");
-    const sweeper = startTokenSweeper({ vault, redis: short.redis, reviews: short.reviews, logger: createLogger({ level: "silent", scrubber: short.scrubber }), intervalMs: 3_600_000 });
+    const sweeper = startTokenSweeper({
+      vault,
+      redis: short.redis,
+      reviews: short.reviews,
+      logger: createLogger({ level: "silent", scrubber: short.scrubber }),
+      intervalMs: 3_600_000,
+    });
     try {
       const jobId = await enqueue(23, short);
       await take("lock-t", holder);
@@ -338,7 +388,13 @@ describe("tokens die with their job", () => {
     await held.moveToDelayed(Date.now() + 60_000, "lock-l");
     const vault = api.vault;
     if (vault === null) throw new Error("no vault");
-    const sweeper = startTokenSweeper({ vault, redis: api.redis, reviews: api.reviews, logger: createLogger({ level: "silent", scrubber: api.scrubber }), intervalMs: 3_600_000 });
+    const sweeper = startTokenSweeper({
+      vault,
+      redis: api.redis,
+      reviews: api.reviews,
+      logger: createLogger({ level: "silent", scrubber: api.scrubber }),
+      intervalMs: 3_600_000,
+    });
     try {
       // Earlier cases' jobs were obliterated with their tokens live: those go too.
       expect((await sweeper.sweep()).revoked).toBeGreaterThanOrEqual(1);
@@ -367,7 +423,10 @@ describe("tokens die with their job", () => {
 
 describe("failures of the api's own", () => {
   it("answers an error that is not in the catalogue 500 INTERNAL without its message, logged once with it", async () => {
-    const broken = await startApi({ workers: 1, tokens: { mint: () => Promise.reject(new Error("minting failed at /srv/app-key.pem")), revoke: () => Promise.resolve() } });
+    const broken = await startApi({
+      workers: 1,
+      tokens: { mint: () => Promise.reject(new Error("minting failed at /srv/app-key.pem")), revoke: () => Promise.resolve() },
+    });
     const connection = createRedisConnection(broken.redisUrl, { name: "test-consumer-broken", blocking: true });
     const holder = new Worker(REVIEW_QUEUE, null, { connection, autorun: false });
     try {

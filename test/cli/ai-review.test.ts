@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reply, startModelStandIn, type ModelProtocol, type ModelReply, type ModelStandIn, type ModelStandInRequest } from "@reviewbot/llm/testing/model-stand-in";
+import {
+  reply,
+  startModelStandIn,
+  type ModelProtocol,
+  type ModelReply,
+  type ModelStandIn,
+  type ModelStandInRequest,
+} from "@reviewbot/llm/testing/model-stand-in";
 import { runCli, type CliResult } from "../support/cli-runner.js";
 import { createReviewRepo } from "../support/review-repos.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
@@ -15,7 +22,9 @@ const CONTROL = `not-a-secret-${randomUUID()}`;
 // An OSC (sets the terminal's title) and a CSI (clears the screen), as a model tricked by the PR might write them.
 const ESCAPES = "\u001b]0;pwned\u0007\u001b[2J";
 
-const CALC = ["export function total(items: number[]): number {", "  let sum = 1;", "  for (const item of items) sum += item;", "  return sum;", "}", ""].join("\n");
+const CALC = ["export function total(items: number[]): number {", "  let sum = 1;", "  for (const item of items) sum += item;", "  return sum;", "}", ""].join(
+  "\n",
+);
 
 let root = "";
 let repo = "";
@@ -49,14 +58,29 @@ const REVIEW_SCRIPT: readonly ModelReply[] = [
     // The endpoint holds the key and could write it back; a model could write escape sequences.
     summary: `The total starts at one. ${KEY} ${CONTROL} ${ESCAPES}`,
     findings: [
-      { path: "src/calc.ts", side: "RIGHT", line: 2, severity: "error", category: "bug", title: "The sum starts at 1", body: "Start at 0.", anchorText: "let sum = 1;" },
+      {
+        path: "src/calc.ts",
+        side: "RIGHT",
+        line: 2,
+        severity: "error",
+        category: "bug",
+        title: "The sum starts at 1",
+        body: "Start at 0.",
+        anchorText: "let sum = 1;",
+      },
       { path: "src/calc.ts", side: "RIGHT", line: 4, severity: "warning", category: "style", title: "Wrong anchor", body: "b", anchorText: "return total;" },
     ],
   }),
 ];
 
 function llmEnv(protocol: ModelProtocol, more: Record<string, string> = {}): Record<string, string> {
-  return { REVIEWBOT_LLM_PROTOCOL: protocol, REVIEWBOT_LLM_BASE_URL: model.url(protocol), REVIEWBOT_LLM_MODEL: MODEL, REVIEWBOT_LLM_API_KEY_FILE: keyFile, ...more };
+  return {
+    REVIEWBOT_LLM_PROTOCOL: protocol,
+    REVIEWBOT_LLM_BASE_URL: model.url(protocol),
+    REVIEWBOT_LLM_MODEL: MODEL,
+    REVIEWBOT_LLM_API_KEY_FILE: keyFile,
+    ...more,
+  };
 }
 
 /** `reviewbot review` of the PR, unsandboxed (nothing runs in a sandbox); the model requests it made. */
@@ -94,7 +118,9 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("reviewbot review with a m
     // The CLI reviews the whole PR: there is no earlier review to start from.
     expect(ai).toMatchObject({ status: "done", model: MODEL, since: null, note: null });
     // The optional fields the model left out are absent, not null.
-    expect(ai.findings).toEqual([{ path: "src/calc.ts", line: 2, side: "RIGHT", severity: "error", category: "bug", title: "The sum starts at 1", body: "Start at 0." }]);
+    expect(ai.findings).toEqual([
+      { path: "src/calc.ts", line: 2, side: "RIGHT", severity: "error", category: "bug", title: "The sum starts at 1", body: "Start at 0." },
+    ]);
     expect(ai.unplaced).toEqual([{ path: "src/calc.ts", line: 4, title: "Wrong anchor", reason: "anchorText does not match line 4" }]);
     const usage = ai.usage as { inputTokens: number; outputTokens: number; turns: number; toolCalls: number };
     expect(Object.keys(usage)).toEqual(["inputTokens", "outputTokens", "turns", "toolCalls"]);
@@ -140,7 +166,10 @@ describe("reviewbot review with a model: SARIF and text", () => {
     const { result } = await review("sarif", llmEnv("openai"));
     expect(result.status, result.stderr).toBe(1);
     const sarif = JSON.parse(result.stdout) as {
-      runs: { tool: { driver: { name: string; rules: { id: string }[] } }; results: { ruleId: string; level: string; locations: { physicalLocation: unknown }[] }[] }[];
+      runs: {
+        tool: { driver: { name: string; rules: { id: string }[] } };
+        results: { ruleId: string; level: string; locations: { physicalLocation: unknown }[] }[];
+      }[];
     };
     expect(sarif.runs.map((run) => run.tool.driver.name)).toEqual(["reviewbot-ai"]);
     const [ai] = sarif.runs;
@@ -192,53 +221,71 @@ describe("reviewbot review: the AI review's bounds and absence", () => {
 describe("reviewbot llm doctor", () => {
   const doctor = (env: Record<string, string>): Promise<CliResult> => runCli(["llm", "doctor"], env);
 
-  it.each<ModelProtocol>(["openai", "anthropic"])("passes against a working %s endpoint: the settings without the key, then each step", async (protocol) => {
-    model.script([reply.text("ready"), reply.toolCall("echo_number", { n: 42 }), reply.text("The number is 42.")]);
-    const before = model.requests.length;
-    const result = await doctor(llmEnv(protocol));
-    expect(result.status, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^protocol +${protocol}$`, "m"));
-    expect(result.stdout).toMatch(new RegExp(`^endpoint +${model.url(protocol).replace(/[.]/g, "\\.")}/(?:chat/completions|v1/messages)$`, "m"));
-    expect(result.stdout).toMatch(/^api key +set$/m);
-    expect(result.stdout).toMatch(/^model +stand-in-coder$/m);
-    expect(result.stdout).toMatch(/^context tokens +32768$/m);
-    expect(result.stdout).toMatch(/^ok {3}plain call +\(\d+ ms\) answered/m);
-    expect(result.stdout).toMatch(/^ok {3}tool call +\(\d+ ms\) called echo_number with n = 42 /m);
-    expect(result.stdout).toMatch(/^ok {3}tool result +\(\d+ ms\) answered in text/m);
-    expect(result.stdout).toMatch(/^note +context window: 32768 tokens as configured/m);
-    expect(result.stdout).toMatch(/^result +ready for the AI review$/m);
-    expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
-    // The round trip happened: the third request carries the tool's result.
-    const requests = model.requests.slice(before);
-    expect(requests).toHaveLength(3);
-    expect(requests[2]?.bodyText).toContain("echo_number");
-  }, 60_000);
+  it.each<ModelProtocol>(["openai", "anthropic"])(
+    "passes against a working %s endpoint: the settings without the key, then each step",
+    async (protocol) => {
+      model.script([reply.text("ready"), reply.toolCall("echo_number", { n: 42 }), reply.text("The number is 42.")]);
+      const before = model.requests.length;
+      const result = await doctor(llmEnv(protocol));
+      expect(result.status, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^protocol +${protocol}$`, "m"));
+      expect(result.stdout).toMatch(new RegExp(`^endpoint +${model.url(protocol).replace(/[.]/g, "\\.")}/(?:chat/completions|v1/messages)$`, "m"));
+      expect(result.stdout).toMatch(/^api key +set$/m);
+      expect(result.stdout).toMatch(/^model +stand-in-coder$/m);
+      expect(result.stdout).toMatch(/^context tokens +32768$/m);
+      expect(result.stdout).toMatch(/^ok {3}plain call +\(\d+ ms\) answered/m);
+      expect(result.stdout).toMatch(/^ok {3}tool call +\(\d+ ms\) called echo_number with n = 42 /m);
+      expect(result.stdout).toMatch(/^ok {3}tool result +\(\d+ ms\) answered in text/m);
+      expect(result.stdout).toMatch(/^note +context window: 32768 tokens as configured/m);
+      expect(result.stdout).toMatch(/^result +ready for the AI review$/m);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(KEY);
+      // The round trip happened: the third request carries the tool's result.
+      const requests = model.requests.slice(before);
+      expect(requests).toHaveLength(3);
+      expect(requests[2]?.bodyText).toContain("echo_number");
+    },
+    60_000,
+  );
 
   it.each([
     ["text instead of a tool call", reply.text("Sure, the number is 42."), /the model answered without calling the tool although it had to/],
     ["its tool call written as text", reply.leakedToolCall("echo_number", { n: 42 }), /the model wrote its tool call as text: the server does not parse/],
-  ])("fails with the reason when the model answers with %s", async (_case, answer, reason) => {
-    model.script([reply.text("ready"), answer]);
-    const result = await doctor(llmEnv("openai"));
-    expect(result.status, result.stdout + result.stderr).toBe(1);
-    expect(result.stdout).toMatch(/^ok {3}plain call/m);
-    expect(result.stdout).toMatch(/^FAIL tool call/m);
-    expect(result.stdout.split("\n").find((line) => line.startsWith("FAIL tool call"))).toMatch(reason);
-    expect(result.stdout).toMatch(/^skip tool result +skipped: the tool call failed$/m);
-    expect(result.stdout).toMatch(/^result +NOT READY for the AI review$/m);
-  }, 60_000);
+  ])(
+    "fails with the reason when the model answers with %s",
+    async (_case, answer, reason) => {
+      model.script([reply.text("ready"), answer]);
+      const result = await doctor(llmEnv("openai"));
+      expect(result.status, result.stdout + result.stderr).toBe(1);
+      expect(result.stdout).toMatch(/^ok {3}plain call/m);
+      expect(result.stdout).toMatch(/^FAIL tool call/m);
+      expect(result.stdout.split("\n").find((line) => line.startsWith("FAIL tool call"))).toMatch(reason);
+      expect(result.stdout).toMatch(/^skip tool result +skipped: the tool call failed$/m);
+      expect(result.stdout).toMatch(/^result +NOT READY for the AI review$/m);
+    },
+    60_000,
+  );
 
   it.each([
     ["the key", KEY, false],
     ["a harmless name (control)", CONTROL, true],
-  ])("prints the model name the endpoint answers with, scrubbed of the key: %s", async (_case, name, shown) => {
-    const answer = { id: "chatcmpl-1", object: "chat.completion", model: name, choices: [{ index: 0, message: { role: "assistant", content: "ready" }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 1 } };
-    model.script([reply.raw(JSON.stringify(answer))]);
-    const result = await doctor(llmEnv("openai"));
-    expect(result.stdout).toMatch(/^ok {3}plain call/m);
-    expect(result.stdout.includes(name)).toBe(shown);
-    expect(result.stdout.includes("model [REDACTED]")).toBe(!shown);
-  }, 60_000);
+  ])(
+    "prints the model name the endpoint answers with, scrubbed of the key: %s",
+    async (_case, name, shown) => {
+      const answer = {
+        id: "chatcmpl-1",
+        object: "chat.completion",
+        model: name,
+        choices: [{ index: 0, message: { role: "assistant", content: "ready" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 5, completion_tokens: 1 },
+      };
+      model.script([reply.raw(JSON.stringify(answer))]);
+      const result = await doctor(llmEnv("openai"));
+      expect(result.stdout).toMatch(/^ok {3}plain call/m);
+      expect(result.stdout.includes(name)).toBe(shown);
+      expect(result.stdout.includes("model [REDACTED]")).toBe(!shown);
+    },
+    60_000,
+  );
 
   it("without a base URL says the AI review is off and how to turn it on, exit 1", async () => {
     const result = await doctor({});
@@ -248,7 +295,11 @@ describe("reviewbot llm doctor", () => {
   });
 
   it.each([
-    ["a base URL carrying the key", { REVIEWBOT_LLM_BASE_URL: `http://user:${KEY}@127.0.0.1:1/v1`, REVIEWBOT_LLM_MODEL: MODEL }, /^reviewbot: CONFIG_INVALID: REVIEWBOT_LLM_BASE_URL: must not carry credentials/],
+    [
+      "a base URL carrying the key",
+      { REVIEWBOT_LLM_BASE_URL: `http://user:${KEY}@127.0.0.1:1/v1`, REVIEWBOT_LLM_MODEL: MODEL },
+      /^reviewbot: CONFIG_INVALID: REVIEWBOT_LLM_BASE_URL: must not carry credentials/,
+    ],
     ["no model", { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1" }, /^reviewbot: CONFIG_INVALID: REVIEWBOT_LLM_MODEL: is required/],
     ["an unknown REVIEWBOT_LLM_ name", { REVIEWBOT_LLM_MODLE: MODEL }, /^reviewbot: CONFIG_INVALID: REVIEWBOT_LLM_MODLE/],
   ])("exits 2 on %s, naming the variable and never the value", async (_case, env, reason) => {

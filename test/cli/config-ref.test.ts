@@ -21,9 +21,21 @@ beforeAll(async () => {
   });
   // A stale branch whose `.ai/` runs nothing, and the PR against it.
   upstream.git(["branch", "stale", "main"]);
-  upstream.commitOn("stale", (tree) => { tree.write(".ai/review-tools.json", '{"helpers":[]}\n'); }, "weaken .ai/");
+  upstream.commitOn(
+    "stale",
+    (tree) => {
+      tree.write(".ai/review-tools.json", '{"helpers":[]}\n');
+    },
+    "weaken .ai/",
+  );
   upstream.git(["branch", "--force", "fork", "stale"]);
-  upstream.commitOn("fork", (tree) => { tree.write("src/new.py", "x = 1\n"); }, "the PR");
+  upstream.commitOn(
+    "fork",
+    (tree) => {
+      tree.write("src/new.py", "x = 1\n");
+    },
+    "the PR",
+  );
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });

@@ -50,15 +50,17 @@ describe("reviewbot doctor", () => {
     expect(status).toBe(0);
   });
 
-  it.each([["REVIEWBOT_SANDBOX", "on"], ["REVIEWBOT_SANDBOX", "REQUIRE"], ["REVIEWBOT_ENGINE", "lxc"], ["REVIEWBOT_SANBOX", "off"]])(
-    "refuses %s=%s at start-up, naming it",
-    async (name, value) => {
-      const { status, stderr } = await doctor({ [name]: value });
-      expect(status).toBe(2);
-      expect(stderr).toMatch(/CONFIG_INVALID/);
-      expect(stderr).toContain(name === "REVIEWBOT_SANDBOX" ? "require, auto, off" : name);
-    },
-  );
+  it.each([
+    ["REVIEWBOT_SANDBOX", "on"],
+    ["REVIEWBOT_SANDBOX", "REQUIRE"],
+    ["REVIEWBOT_ENGINE", "lxc"],
+    ["REVIEWBOT_SANBOX", "off"],
+  ])("refuses %s=%s at start-up, naming it", async (name, value) => {
+    const { status, stderr } = await doctor({ [name]: value });
+    expect(status).toBe(2);
+    expect(stderr).toMatch(/CONFIG_INVALID/);
+    expect(stderr).toContain(name === "REVIEWBOT_SANDBOX" ? "require, auto, off" : name);
+  });
 
   it("refuses an operator policy file with an unknown key, naming it", async () => {
     const dir = await mkdtemp(join(tmpdir(), "reviewbot-policy-"));
@@ -81,7 +83,6 @@ describe("reviewbot doctor", () => {
     expect(status).toBe(1);
   });
 });
-
 
 /** Host processes whose command line mentions `text` (a private dockerd names its data root). */
 async function processesMentioning(text: string): Promise<string[]> {

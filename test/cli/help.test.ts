@@ -11,7 +11,8 @@ describe("reviewbot --help and --version", () => {
     const result = await runCli([flag], BROKEN_ENV);
     expect(result.status).toBe(0);
     expect(result.stderr).toBe("");
-    for (const command of ["review", "checkout", "doctor", "llm doctor", "submit", "worker-credential", "fleet"]) expect(result.stdout).toContain(`  ${command}`);
+    for (const command of ["review", "checkout", "doctor", "llm doctor", "submit", "worker-credential", "fleet"])
+      expect(result.stdout).toContain(`  ${command}`);
   });
 
   it.each([

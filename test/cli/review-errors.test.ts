@@ -33,13 +33,17 @@ describe("reviewbot review: exit 2 with a one-line reason", () => {
       { REVIEWBOT_DOCKER_SOCKET: "/nonexistent/docker.sock" },
       /^reviewbot: SANDBOX_UNAVAILABLE: .*docker: .*nonexistent/,
     ],
-  ])("for %s", async (_case, overrides, env, reason) => {
-    const result = await review(overrides, [], env);
-    expect(result.status, result.stderr).toBe(2);
-    expect(result.stdout).toBe("");
-    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
-    expect(result.stderr).toMatch(reason);
-  }, 120_000);
+  ])(
+    "for %s",
+    async (_case, overrides, env, reason) => {
+      const result = await review(overrides, [], env);
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(result.stderr).toMatch(reason);
+    },
+    120_000,
+  );
 
   it("for bubblewrap whose cache the sandbox user cannot reach, naming that reason", async () => {
     const hidden = join(root, "hidden");

@@ -10,7 +10,21 @@ import { createReviewRepo, printingHelper } from "../support/review-repos.js";
 
 const SAMPLE_FINDINGS = ["app/calc.py:14 warning", "app/calc.py:15 error", "web/greet.ts:10 error", "web/greet.ts:12 error"];
 const REPORT_KEYS = ["repo", "base", "head", "engine", "sandboxed", "overlay", "config", "helpers", "findings", "filtered", "errors"];
-const HELPER_KEYS = ["name", "image", "engine", "sandboxed", "exitCode", "signal", "timedOut", "oomKilled", "outputTruncated", "durationMs", "stdout", "stderr", "findings"];
+const HELPER_KEYS = [
+  "name",
+  "image",
+  "engine",
+  "sandboxed",
+  "exitCode",
+  "signal",
+  "timedOut",
+  "oomKilled",
+  "outputTruncated",
+  "durationMs",
+  "stdout",
+  "stderr",
+  "findings",
+];
 const FINDING_KEYS = ["path", "line", "endLine", "column", "severity", "message", "rule", "helper"];
 
 let root = "";
@@ -22,7 +36,11 @@ let sampleState = "";
 
 /** What a review must never change in the repository given to --repo. */
 const repoState = (dir: string): string =>
-  [gitText(gitHome, dir, ["status", "--porcelain", "--ignored"]), gitText(gitHome, dir, ["for-each-ref"]), gitText(gitHome, dir, ["symbolic-ref", "HEAD"])].join("\n");
+  [
+    gitText(gitHome, dir, ["status", "--porcelain", "--ignored"]),
+    gitText(gitHome, dir, ["for-each-ref"]),
+    gitText(gitHome, dir, ["symbolic-ref", "HEAD"]),
+  ].join("\n");
 
 const review = (repo: string, args: readonly string[], env: Record<string, string> = {}): Promise<CliResult> =>
   runCli(["review", "--repo", repo, "--base", "main", "--head", "fork", ...args], { REVIEWBOT_CACHE_DIR: cacheDir, ...env });
@@ -62,7 +80,13 @@ describe("reviewbot review: reports", () => {
     expect(podman.status, podman.stderr).toBe(1);
     const report = parseReport(podman);
     expect(Object.keys(report)).toEqual(expect.arrayContaining(REPORT_KEYS));
-    expect(report).toMatchObject({ engine: "podman", sandboxed: true, base: { ref: "main" }, head: { ref: "fork" }, overlay: { source: "base", failedClosed: false } });
+    expect(report).toMatchObject({
+      engine: "podman",
+      sandboxed: true,
+      base: { ref: "main" },
+      head: { ref: "fork" },
+      overlay: { source: "base", failedClosed: false },
+    });
     for (const helper of report.helpers) expect(Object.keys(helper)).toEqual(expect.arrayContaining(HELPER_KEYS));
     for (const finding of report.findings) expect(Object.keys(finding)).toEqual(expect.arrayContaining(FINDING_KEYS));
     expect(located(report.findings)).toEqual(SAMPLE_FINDINGS);
@@ -91,17 +115,22 @@ describe("reviewbot review: reports", () => {
     expect(result.status, result.stderr).toBe(1);
     const sarif = JSON.parse(result.stdout) as {
       version: string;
-      runs: { tool: { driver: { name: string } }; results: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[] }[];
+      runs: {
+        tool: { driver: { name: string } };
+        results: { level: string; locations: { physicalLocation: { artifactLocation: { uri: string }; region?: { startLine: number } } }[] }[];
+      }[];
     };
     expect(sarif.version).toBe("2.1.0");
     expect(sarif.runs.map((run) => run.tool.driver.name)).toEqual(["flake8", "eslint"]);
     const results = sarif.runs.flatMap((run) => run.results);
     const levels = { error: "error", warning: "warning", note: "notice" } as Record<string, string>;
     expect(
-      results.map((r) => {
-        const location = r.locations[0]?.physicalLocation;
-        return `${location?.artifactLocation.uri ?? ""}:${String(location?.region?.startLine)} ${levels[r.level] ?? r.level}`;
-      }).sort(),
+      results
+        .map((r) => {
+          const location = r.locations[0]?.physicalLocation;
+          return `${location?.artifactLocation.uri ?? ""}:${String(location?.region?.startLine)} ${levels[r.level] ?? r.level}`;
+        })
+        .sort(),
     ).toEqual(SAMPLE_FINDINGS);
   }, 120_000);
 
@@ -117,11 +146,15 @@ describe("reviewbot review: reports", () => {
     ["notice", 1],
     ["warning", 1],
     ["error", 0],
-  ])("on a PR with warnings only, --fail-level %s exits %i", async (level, status) => {
-    const result = await review(warnings, ["--engine", "bwrap", "--format", "json", "--fail-level", level]);
-    expect(result.status, result.stderr).toBe(status);
-    expect(located(parseReport(result).findings)).toEqual(["src/new.py:1 warning"]);
-  }, 120_000);
+  ])(
+    "on a PR with warnings only, --fail-level %s exits %i",
+    async (level, status) => {
+      const result = await review(warnings, ["--engine", "bwrap", "--format", "json", "--fail-level", level]);
+      expect(result.status, result.stderr).toBe(status);
+      expect(located(parseReport(result).findings)).toEqual(["src/new.py:1 warning"]);
+    },
+    120_000,
+  );
 
   it("runs unsandboxed only under REVIEWBOT_SANDBOX=off --engine none, and says so", async () => {
     const result = await review(warnings, ["--engine", "none", "--format", "json"], { REVIEWBOT_SANDBOX: "off" });

@@ -36,7 +36,8 @@ const review: ReviewJob = {
   pullUpdatedAt: "2024-05-06T07:08:09Z",
   headFrom: "event",
   deliveryId: randomUUID(),
-  trigger: "pull_request", reply: null,
+  trigger: "pull_request",
+  reply: null,
 };
 
 let root: string;

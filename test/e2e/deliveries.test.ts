@@ -58,7 +58,9 @@ function apiLines(deliveryId: string): Record<string, unknown>[] {
 
 async function rejectedCount(reason: string): Promise<number> {
   const text = await (await fetch(`${fleet.apiUrl}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith("reviewbot_webhook_deliveries_total{") && l.includes('outcome="rejected"') && l.includes(`reason="${reason}"`));
+  const line = text
+    .split("\n")
+    .find((l) => l.startsWith("reviewbot_webhook_deliveries_total{") && l.includes('outcome="rejected"') && l.includes(`reason="${reason}"`));
   return line === undefined ? 0 : Number(line.split(" ").at(-1));
 }
 

@@ -84,7 +84,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     fileAt: (sha, path) => {
       for (const repository of Object.keys(options.repositories)) {
         try {
-          return execFileSync("git", ["-C", join(gitRoot, `${repository}.git`), "cat-file", "blob", `${sha}:${path}`], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+          return execFileSync("git", ["-C", join(gitRoot, `${repository}.git`), "cat-file", "blob", `${sha}:${path}`], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"],
+          });
         } catch {
           // Not this repository's commit (or not hosted yet): try the next.
         }
@@ -177,13 +180,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     reviews,
     tasks,
     addWorker,
-    deliver: (event, body, deliveryId = randomUUID()) =>
-      sendWebhook(`${apiUrl}/api/github/webhooks`, { event, deliveryId, body, secret: SECRET }),
+    deliver: (event, body, deliveryId = randomUUID()) => sendWebhook(`${apiUrl}/api/github/webhooks`, { event, deliveryId, body, secret: SECRET }),
     allLogs: () => [api, ...workers].map((process) => process.logs()).join("\n"),
     stop,
   };
 }
-
 
 /** Polls until `condition` returns a value other than undefined/false and returns it; throws naming `what` after `timeoutMs`. */
 export async function waitUntil<T>(condition: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 60_000): Promise<T> {

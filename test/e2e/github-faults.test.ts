@@ -92,7 +92,9 @@ describe("GitHub answering 502s and a secondary rate limit", () => {
     const run = await waitForCompletedCheckRun(fleet, midway.headSha, 80_000);
 
     expect(patches().map((call) => call.status)).toEqual([200, 502, 502, 502, 502, 200]);
-    const sent = patches().filter((call) => call.status === 200).map((call) => (call.body as { output?: { annotations?: unknown[] } }).output?.annotations?.length);
+    const sent = patches()
+      .filter((call) => call.status === 200)
+      .map((call) => (call.body as { output?: { annotations?: unknown[] } }).output?.annotations?.length);
     expect(sent).toEqual([50, FINDINGS - 50]);
     const messages = run.annotations.map((a) => a.message);
     expect(messages).toHaveLength(FINDINGS);

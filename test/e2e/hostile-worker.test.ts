@@ -66,7 +66,19 @@ async function post(path: "claim" | "report", body: unknown, credential = ATTACK
   return { status: res.status, code: json.error?.code, message: json.error?.message };
 }
 
-const report = { engine: "none", sandboxed: false, overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] }, configErrors: [], helpers: [], findings: [], filtered: { mode: "added", dropped: 0 }, errors: [], hunks: {}, durationMs: 1, ai: AI_REVIEW_OFF };
+const report = {
+  engine: "none",
+  sandboxed: false,
+  overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "a".repeat(40) }, ignoredPrChanges: [] },
+  configErrors: [],
+  helpers: [],
+  findings: [],
+  filtered: { mode: "added", dropped: 0 },
+  errors: [],
+  hunks: {},
+  durationMs: 1,
+  ai: AI_REVIEW_OFF,
+};
 
 describe("the worker's Redis user", () => {
   it.each([
@@ -147,7 +159,15 @@ describe("the api acts only on what it decided itself", () => {
     const mintedBefore = fleet.github.minted.length;
     const real = (await fleet.reviews.getJob((await fleet.reviews.getJobs(["completed"]))[0]?.id ?? ""))?.data as Record<string, unknown>;
     const forgedId = `review.${PRIVATE.id}.2.forged-delivery`;
-    const forged = { ...real, repositoryId: PRIVATE.id, repository: PRIVATE.repository, pullNumber: 2, headSha: slow.headSha, baseSha: slow.baseSha, deliveryId: "forged-delivery" };
+    const forged = {
+      ...real,
+      repositoryId: PRIVATE.id,
+      repository: PRIVATE.repository,
+      pullNumber: 2,
+      headSha: slow.headSha,
+      baseSha: slow.baseSha,
+      deliveryId: "forged-delivery",
+    };
     const queue = new Queue(REVIEW_QUEUE, { connection: attacker.duplicate({ maxRetriesPerRequest: null }) });
     try {
       await queue.add("review", forged, { ...REVIEW_JOB_OPTIONS, jobId: forgedId });
@@ -163,11 +183,21 @@ describe("the api acts only on what it decided itself", () => {
 
   it("the attacker cannot take over a job another worker is running, nor report for it; after it ends its token is dead", async () => {
     expect((await fleet.deliver("pull_request", pullRequestEvent(slow, "opened"))).status).toBe(202);
-    const active = await waitUntil(async () => (await fleet.reviews.getJobs(["active"])).find((job) => (job.data as { repositoryId?: number }).repositoryId === PRIVATE.id), "the slow review to start");
+    const active = await waitUntil(
+      async () => (await fleet.reviews.getJobs(["active"])).find((job) => (job.data as { repositoryId?: number }).repositoryId === PRIVATE.id),
+      "the slow review to start",
+    );
     const jobId = active.id ?? "";
     // Everything Redis tells a worker: the job's lock token, readable with the worker's own login.
     // The api knows which worker claimed the job; the other worker's credential is the thief's.
-    const claimed = await waitUntil(() => fleet.api.logs().split("\n").find((line) => line.includes('"job claimed"') && line.includes(`"jobId":"${jobId}"`)), "the job to be claimed");
+    const claimed = await waitUntil(
+      () =>
+        fleet.api
+          .logs()
+          .split("\n")
+          .find((line) => line.includes('"job claimed"') && line.includes(`"jobId":"${jobId}"`)),
+      "the job to be claimed",
+    );
     const lockToken = (await attacker.get(`bull:reviews:${jobId}:lock`)) ?? "";
     const holder = (JSON.parse(claimed) as { worker?: string }).worker;
     const thief = WORKER_CREDENTIALS.slice(0, 2).find((credential) => !credential.startsWith(`${holder ?? "?"}.`)) ?? "";
@@ -189,14 +219,26 @@ describe("the api acts only on what it decided itself", () => {
     for (const token of tokens) {
       const res = await fetch(`${fleet.github.url}/repos/${PRIVATE.repository}/pulls/2`, { headers: { authorization: `token ${token}` } });
       expect(res.status).toBe(401);
-      const clone = await fetch(`${fleet.git.url}/${PRIVATE.repository}.git/info/refs?service=git-upload-pack`, { headers: { authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}` } });
+      const clone = await fetch(`${fleet.git.url}/${PRIVATE.repository}.git/info/refs?service=git-upload-pack`, {
+        headers: { authorization: `Basic ${Buffer.from(`x-access-token:${token}`).toString("base64")}` },
+      });
       expect(clone.status).toBe(401);
     }
   });
 
   it("a task pushed onto the publisher queue by someone with full Redis access (no ACLs) is refused: no check run on a SHA no delivery named", async () => {
     const sha = "d".repeat(40);
-    const review = { installationId: 4711, repositoryId: PRIVATE.id, repository: PRIVATE.repository, pullNumber: 2, headSha: sha, baseSha: slow.baseSha, baseRef: "main", deliveryId: "none", trigger: "pull_request" };
+    const review = {
+      installationId: 4711,
+      repositoryId: PRIVATE.id,
+      repository: PRIVATE.repository,
+      pullNumber: 2,
+      headSha: sha,
+      baseSha: slow.baseSha,
+      baseRef: "main",
+      deliveryId: "none",
+      trigger: "pull_request",
+    };
     const github = new Queue(GITHUB_QUEUE, { connection: admin.duplicate({ maxRetriesPerRequest: null }) });
     try {
       await github.add("completed", { kind: "completed", reviewJobId: "review.9702.2.none", review, report }, { jobId: "completed.review.9702.2.none" });

@@ -18,7 +18,19 @@ const BUG = "  return a - b;";
 const TEMP = "  const temp = x * 1;";
 const padding = Array.from({ length: 30 }, (_, i) => `export const k${i} = ${i};`);
 const calc = (top: readonly string[], scale: readonly string[], pad = padding) =>
-  [...top, "export function add(a: number, b: number): number {", BUG, "}", "", "export function scale(x: number): number {", ...scale, "}", "", ...pad, ""].join("\n");
+  [
+    ...top,
+    "export function add(a: number, b: number): number {",
+    BUG,
+    "}",
+    "",
+    "export function scale(x: number): number {",
+    ...scale,
+    "}",
+    "",
+    ...pad,
+    "",
+  ].join("\n");
 const V1 = calc([], [TEMP, "  return temp * 2;"]);
 
 let fleet: Fleet;
@@ -34,8 +46,30 @@ function scriptModel(): void {
   model.script((request) => {
     if (request.bodyText.includes(INCREMENTAL)) return reply.toolCall("submit_review", { summary: "Nothing new.", findings: [] });
     const findings = [
-      { path: "src/calc.ts", side: "RIGHT", line: lineOf(current, BUG), severity: "error", category: "bug", title: "Subtracts instead of adding", body: "Use +.", anchorText: BUG },
-      ...(current.includes(TEMP) ? [{ path: "src/calc.ts", side: "RIGHT", line: lineOf(current, TEMP), severity: "notice", category: "maintainability", title: "Pointless multiplication", body: "x * 1 is x.", anchorText: TEMP }] : []),
+      {
+        path: "src/calc.ts",
+        side: "RIGHT",
+        line: lineOf(current, BUG),
+        severity: "error",
+        category: "bug",
+        title: "Subtracts instead of adding",
+        body: "Use +.",
+        anchorText: BUG,
+      },
+      ...(current.includes(TEMP)
+        ? [
+            {
+              path: "src/calc.ts",
+              side: "RIGHT",
+              line: lineOf(current, TEMP),
+              severity: "notice",
+              category: "maintainability",
+              title: "Pointless multiplication",
+              body: "x * 1 is x.",
+              anchorText: TEMP,
+            },
+          ]
+        : []),
     ];
     return reply.toolCall("submit_review", { summary: "Reviewed.", findings });
   });
@@ -46,10 +80,23 @@ beforeAll(async () => {
   scriptModel();
   fleet = await startFleet({
     repositories: { [REPOSITORY]: REPOSITORY_ID },
-    apiEnv: { REVIEWBOT_LLM_BASE_URL: model.url("openai"), REVIEWBOT_LLM_MODEL: "stand-in-coder", REVIEWBOT_LLM_API_KEY: MODEL_KEY, REVIEWBOT_LLM_MAX_TOKENS: "2048" },
+    apiEnv: {
+      REVIEWBOT_LLM_BASE_URL: model.url("openai"),
+      REVIEWBOT_LLM_MODEL: "stand-in-coder",
+      REVIEWBOT_LLM_API_KEY: MODEL_KEY,
+      REVIEWBOT_LLM_MAX_TOKENS: "2048",
+    },
   });
   admin = new Redis(fleet.redis.url, { maxRetriesPerRequest: 1 });
-  pull = hostPull(fleet, { repository: REPOSITORY, repositoryId: REPOSITORY_ID, number: 31, helpers: [], fork: (tree) => { tree.write("src/calc.ts", V1); } });
+  pull = hostPull(fleet, {
+    repository: REPOSITORY,
+    repositoryId: REPOSITORY_ID,
+    number: 31,
+    helpers: [],
+    fork: (tree) => {
+      tree.write("src/calc.ts", V1);
+    },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -83,7 +130,9 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
 
     // Push 2: a line above both findings, so both move down one line.
     const v2 = calc(["// calc helpers"], [TEMP, "  return temp * 2;"]);
-    const second = await push((tree) => { tree.write("src/calc.ts", v2); }, v2);
+    const second = await push((tree) => {
+      tree.write("src/calc.ts", v2);
+    }, v2);
     expect(second.requests.length).toBeGreaterThan(0);
     expect(second.requests.every((request) => request.bodyText.includes(INCREMENTAL))).toBe(true);
     // The incremental review sent the model less than the first (the same prompt, a smaller diff).
@@ -95,10 +144,20 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
 
     // Push 3 removes the line of the second finding; pushes 4 and 5 touch nothing near either.
     const v3 = calc(["// calc helpers"], ["  return x * 2;"]);
-    await push((tree) => { tree.write("src/calc.ts", v3); }, v3);
-    const v4 = calc(["// calc helpers"], ["  return x * 2;"], padding.map((line, index) => (index === 20 ? "export const k20 = 21;" : line)));
-    await push((tree) => { tree.write("src/calc.ts", v4); }, v4);
-    const fifth = await push((tree) => { tree.write("src/other.ts", "export const other = 1;\n"); }, v4);
+    await push((tree) => {
+      tree.write("src/calc.ts", v3);
+    }, v3);
+    const v4 = calc(
+      ["// calc helpers"],
+      ["  return x * 2;"],
+      padding.map((line, index) => (index === 20 ? "export const k20 = 21;" : line)),
+    );
+    await push((tree) => {
+      tree.write("src/calc.ts", v4);
+    }, v4);
+    const fifth = await push((tree) => {
+      tree.write("src/other.ts", "export const other = 1;\n");
+    }, v4);
 
     expect(comments()).toHaveLength(2);
     // The comment on the removed line: its thread, outdated and unanswered, was resolved once; the other stays open.
@@ -115,7 +174,9 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     const before = comments().length;
     const rewritten = calc([], ["  return x * 2;"]);
     current = rewritten;
-    forcePushToPull(fleet, pull, (tree) => { tree.write("src/calc.ts", rewritten); });
+    forcePushToPull(fleet, pull, (tree) => {
+      tree.write("src/calc.ts", rewritten);
+    });
     const forced = await reviewHead("synchronize");
     expect(forced.requests.length).toBeGreaterThan(0);
     expect(forced.requests.some((request) => request.bodyText.includes(INCREMENTAL))).toBe(false);
@@ -128,7 +189,9 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     // A push whose webhook never came: the last review's head is an ancestor of the new one.
     const missed = calc([], ["  return x * 3;"]);
     current = missed;
-    pushToPull(fleet, pull, (tree) => { tree.write("src/calc.ts", missed); });
+    pushToPull(fleet, pull, (tree) => {
+      tree.write("src/calc.ts", missed);
+    });
     const before = model.modelRequests("openai").length;
     const command = {
       action: "created",

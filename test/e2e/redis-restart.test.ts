@@ -24,7 +24,9 @@ beforeAll(async () => {
         repositoryId: repositoryId(name),
         number: 30 + index,
         helpers: [helperEntry("lint", ["sh", "-c", `${pause}echo "src/r.ts:1: finding of ${name}"`], { format: "errorformat", timeout_seconds: 60 })],
-        fork: (tree) => { tree.write("src/r.ts", `export const name = "${name}";\n`); },
+        fork: (tree) => {
+          tree.write("src/r.ts", `export const name = "${name}";\n`);
+        },
       }),
     );
   }
@@ -43,7 +45,9 @@ interface Delivery {
 }
 
 async function send(delivery: Delivery): Promise<number> {
-  const response = await fleet.deliver("pull_request", pullRequestEvent(pullOf(delivery.name), "opened"), delivery.deliveryId).catch(() => ({ status: 0, body: "" }));
+  const response = await fleet
+    .deliver("pull_request", pullRequestEvent(pullOf(delivery.name), "opened"), delivery.deliveryId)
+    .catch(() => ({ status: 0, body: "" }));
   delivery.statuses.push(response.status);
   return response.status;
 }
@@ -89,8 +93,13 @@ describe("Redis restarting under a running fleet", () => {
       expect(checkRunsOf(fleet, headSha), name).toHaveLength(1);
       const created = fleet.github.calls("POST", new RegExp(`^/repos/${repository(name)}/check-runs$`)).filter((c) => c.status === 201);
       expect(created, name).toHaveLength(1);
-      const jobs = (await fleet.reviews.getJobs(["completed", "failed", "active", "waiting", "prioritized", "delayed"])).filter((job) => (job.data as { headSha?: string }).headSha === headSha);
-      expect(jobs.map((job) => job.id), name).toHaveLength(1);
+      const jobs = (await fleet.reviews.getJobs(["completed", "failed", "active", "waiting", "prioritized", "delayed"])).filter(
+        (job) => (job.data as { headSha?: string }).headSha === headSha,
+      );
+      expect(
+        jobs.map((job) => job.id),
+        name,
+      ).toHaveLength(1);
     }
 
     // The review that ran through the outage ran once: its lock outlived the outage, nobody took it over.
@@ -101,7 +110,7 @@ describe("Redis restarting under a running fleet", () => {
     expect([fleet.api, ...fleet.workers].map((process) => process.child.pid)).toEqual(pids);
     for (const process of [fleet.api, ...fleet.workers]) expect(process.child.exitCode, process.name).toBeNull();
     expect((await fetch(`${fleet.apiUrl}/readyz`)).status).toBe(200);
-    const workerPort = (JSON.parse(await fleet.workers[0]?.waitForLog(/"health server listening"/) ?? "{}") as { port: number }).port;
+    const workerPort = (JSON.parse((await fleet.workers[0]?.waitForLog(/"health server listening"/)) ?? "{}") as { port: number }).port;
     expect((await fetch(`http://127.0.0.1:${workerPort}/readyz`)).status).toBe(200);
   });
 });

@@ -21,7 +21,9 @@ describe.each(FLEET_ENGINES)("a signed pull_request webhook becomes a published 
       repositoryId: REPOSITORY_ID,
       number: 7,
       helpers: [helperEntry("many", ["sh", "-c", script], { format: "errorformat" })],
-      fork: (tree) => { tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join("")); },
+      fork: (tree) => {
+        tree.write("src/many.ts", Array.from({ length: FINDINGS }, (_, i) => `export const v${i} = ${i};\n`).join(""));
+      },
     });
   }, 180_000);
 

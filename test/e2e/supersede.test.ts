@@ -20,7 +20,9 @@ beforeAll(async () => {
     repositoryId: REPOSITORY_ID,
     number: 11,
     helpers: [helperEntry("slow", ["sh", "-c", script], { format: "errorformat", timeout_seconds: 60 })],
-    fork: (tree) => { tree.write("src/a.ts", "export const head = 'first';\n"); },
+    fork: (tree) => {
+      tree.write("src/a.ts", "export const head = 'first';\n");
+    },
   });
 }, 180_000);
 
@@ -36,7 +38,8 @@ interface SandboxRun {
 }
 
 function sandboxRuns(): SandboxRun[] {
-  return fleet.workers.flatMap((w) => w.records())
+  return fleet.workers
+    .flatMap((w) => w.records())
     .filter((r) => r.msg === "sandbox run")
     .map((r) => {
       const end = Date.parse(String(r.time));
@@ -60,7 +63,9 @@ describe("a push to a PR under review supersedes the running review", () => {
     }, "the old review's helpers to start");
     const helpersRunningAt = Date.now();
 
-    const newHead = pushToPull(fleet, pull, (tree) => { tree.write("src/a.ts", "export const head = 'second';\n"); });
+    const newHead = pushToPull(fleet, pull, (tree) => {
+      tree.write("src/a.ts", "export const head = 'second';\n");
+    });
     const synchronized = await fleet.deliver("pull_request", pullRequestEvent(pull, "synchronize"));
     expect(synchronized.status).toBe(202);
     const newJobId = (JSON.parse(synchronized.body) as { jobId: string; cancelled?: string }).jobId;

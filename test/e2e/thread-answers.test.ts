@@ -36,16 +36,40 @@ beforeAll(async () => {
     }
     return reply.toolCall("submit_review", {
       summary: "Reviewed.",
-      findings: [{ path: "src/calc.ts", side: "RIGHT", line: 2, severity: "error", category: "bug", title: "Subtracts instead of adding", body: "Use +.", anchorText: BUG }],
+      findings: [
+        {
+          path: "src/calc.ts",
+          side: "RIGHT",
+          line: 2,
+          severity: "error",
+          category: "bug",
+          title: "Subtracts instead of adding",
+          body: "Use +.",
+          anchorText: BUG,
+        },
+      ],
     });
   });
   fleet = await startFleet({
     repositories: { [REPOSITORY]: REPOSITORY_ID },
     workers: 2,
-    apiEnv: { REVIEWBOT_LLM_BASE_URL: model.url("openai"), REVIEWBOT_LLM_MODEL: "stand-in-coder", REVIEWBOT_LLM_API_KEY: MODEL_KEY, REVIEWBOT_LLM_MAX_TOKENS: "2048" },
+    apiEnv: {
+      REVIEWBOT_LLM_BASE_URL: model.url("openai"),
+      REVIEWBOT_LLM_MODEL: "stand-in-coder",
+      REVIEWBOT_LLM_API_KEY: MODEL_KEY,
+      REVIEWBOT_LLM_MAX_TOKENS: "2048",
+    },
   });
   admin = new Redis(fleet.redis.url, { maxRetriesPerRequest: 1 });
-  pull = hostPull(fleet, { repository: REPOSITORY, repositoryId: REPOSITORY_ID, number: 41, helpers: [], fork: (tree) => { tree.write("src/calc.ts", CODE); } });
+  pull = hostPull(fleet, {
+    repository: REPOSITORY,
+    repositoryId: REPOSITORY_ID,
+    number: 41,
+    helpers: [],
+    fork: (tree) => {
+      tree.write("src/calc.ts", CODE);
+    },
+  });
   expect((await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"))).status).toBe(202);
   await waitForCompletedCheckRun(fleet, pull.headSha);
   // The review's comment is numbered once the publisher has posted it.
@@ -70,7 +94,13 @@ async function replyInThread(root: number, user: StandInUser, association: strin
     installation: { id: INSTALLATION_ID },
     repository: { id: REPOSITORY_ID, full_name: REPOSITORY, default_branch: "main" },
     comment: { id, in_reply_to_id: root, author_association: association, user },
-    pull_request: { number: pull.number, state: "open", updated_at: new Date().toISOString(), head: { sha: pull.headSha, ref: "fork" }, base: { sha: pull.baseSha, ref: "main" } },
+    pull_request: {
+      number: pull.number,
+      state: "open",
+      updated_at: new Date().toISOString(),
+      head: { sha: pull.headSha, ref: "fork" },
+      base: { sha: pull.baseSha, ref: "main" },
+    },
   };
   const delivered = await fleet.deliver("pull_request_review_comment", event);
   expect(delivered.status).toBe(202);
@@ -80,7 +110,9 @@ async function replyInThread(root: number, user: StandInUser, association: strin
 
 /** Our answers to reply `id`: bot comments in the thread that carry its marker. */
 const answersTo = (id: number): string[] =>
-  [...fleet.github.state.reviewComments.values()].filter((comment) => comment.user.type === "Bot" && comment.body.endsWith(`<!-- reviewbot:answer:${String(id)} -->`)).map((comment) => comment.body);
+  [...fleet.github.state.reviewComments.values()]
+    .filter((comment) => comment.user.type === "Bot" && comment.body.endsWith(`<!-- reviewbot:answer:${String(id)} -->`))
+    .map((comment) => comment.body);
 
 const MAINTAINER: StandInUser = { login: "maintainer", type: "User" };
 
@@ -114,7 +146,14 @@ describe("answers to trusted reviewers in our review threads", () => {
   });
 
   it("does not answer in a thread that no comment of ours opened, though the reply is a maintainer's", async () => {
-    const theirs = fleet.github.startThread(REPOSITORY, pull.number, { login: "colleague", type: "User", commitId: pull.headSha, path: "src/calc.ts", line: 2, body: "Nit." });
+    const theirs = fleet.github.startThread(REPOSITORY, pull.number, {
+      login: "colleague",
+      type: "User",
+      commitId: pull.headSha,
+      path: "src/calc.ts",
+      line: 2,
+      body: "Nit.",
+    });
     const ignored = await replyInThread(theirs, MAINTAINER, "OWNER");
     expect(ignored.status).toBe("not_our_thread");
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -136,6 +175,11 @@ describe("answers to trusted reviewers in our review threads", () => {
     expect(answersTo(question.id)).toHaveLength(1);
     // The answer came from the job's second attempt, on the other worker: the model was asked twice.
     expect(model.modelRequests("openai").filter(isAnswerCall)).toHaveLength(before + 2);
-    expect(fleet.workers.find((worker) => worker !== victim)?.records().some((record) => record.msg === "reply answered")).toBe(true);
+    expect(
+      fleet.workers
+        .find((worker) => worker !== victim)
+        ?.records()
+        .some((record) => record.msg === "reply answered"),
+    ).toBe(true);
   }, 180_000);
 });

@@ -21,7 +21,7 @@ const SNOOP = [
   "cat /work/.git/config",
   "cat /work/.git",
   "ls -la /work/.git",
-  "cat \"$HOME/.git-credentials\" \"$HOME/.gitconfig\"",
+  'cat "$HOME/.git-credentials" "$HOME/.gitconfig"',
   "ls -la /tmp",
 ].join("; ");
 const SCRIPT = `{ ${SNOOP}; } 2>&1 | while IFS= read -r line; do printf 'src/t.ts:1: %s\\n' "$line"; done`;
@@ -43,10 +43,10 @@ async function redisContents(): Promise<{ key: string; bytes: Buffer }[]> {
         const type = await redis.type(keyBytes);
         let parts: Buffer[];
         if (type === "string") parts = [(await redis.getBuffer(keyBytes)) ?? Buffer.alloc(0)];
-        else if (type === "hash") parts = await redis.callBuffer("HGETALL", keyBytes) as Buffer[];
+        else if (type === "hash") parts = (await redis.callBuffer("HGETALL", keyBytes)) as Buffer[];
         else if (type === "list") parts = await redis.lrangeBuffer(keyBytes, 0, -1);
         else if (type === "set") parts = await redis.smembersBuffer(keyBytes);
-        else if (type === "zset") parts = await redis.callBuffer("ZRANGE", keyBytes, "0", "-1", "WITHSCORES") as Buffer[];
+        else if (type === "zset") parts = (await redis.callBuffer("ZRANGE", keyBytes, "0", "-1", "WITHSCORES")) as Buffer[];
         else if (type === "stream") parts = [Buffer.from(JSON.stringify(await redis.xrange(keyBytes, "-", "+")))];
         else parts = [Buffer.from(`unread type ${type}`)];
         out.push({ key, bytes: Buffer.concat([keyBytes, ...parts]) });
@@ -66,7 +66,9 @@ describe.each(FLEET_ENGINES)("the installation token a worker uses never leaves 
       repositoryId: REPOSITORY_ID,
       number: 13,
       helpers: [helperEntry("snoop", ["sh", "-c", SCRIPT], { format: "errorformat" })],
-      fork: (tree) => { tree.write("src/t.ts", "export const t = 1;\n"); },
+      fork: (tree) => {
+        tree.write("src/t.ts", "export const t = 1;\n");
+      },
     });
     const response = await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"));
     expect(response.status).toBe(202);
@@ -109,19 +111,30 @@ describe.each(FLEET_ENGINES)("the installation token a worker uses never leaves 
 
   it("appears in no request body the stand-in received (annotations, summaries, reviews)", () => {
     const bodies = fleet.github.requests.map((request) => `${request.method} ${request.path} ${JSON.stringify(request.body ?? null)}`);
-    for (const { name, value } of needles()) expect(bodies.filter((body) => body.includes(value)), name).toEqual([]);
+    for (const { name, value } of needles())
+      expect(
+        bodies.filter((body) => body.includes(value)),
+        name,
+      ).toEqual([]);
   });
 
   it("appears in no log line of the api or any worker", () => {
     const lines = fleet.allLogs().split("\n");
-    for (const { name, value } of needles()) expect(lines.filter((line) => line.includes(value)), name).toEqual([]);
+    for (const { name, value } of needles())
+      expect(
+        lines.filter((line) => line.includes(value)),
+        name,
+      ).toEqual([]);
   });
 
   it("appears in no Redis key or value", async () => {
     const contents = await redisContents();
     expect(contents.length).toBeGreaterThan(5);
     for (const { name, value } of needles()) {
-      expect(contents.filter((entry) => entry.bytes.includes(Buffer.from(value))).map((entry) => entry.key), name).toEqual([]);
+      expect(
+        contents.filter((entry) => entry.bytes.includes(Buffer.from(value))).map((entry) => entry.key),
+        name,
+      ).toEqual([]);
     }
   });
 
@@ -133,6 +146,10 @@ describe.each(FLEET_ENGINES)("the installation token a worker uses never leaves 
 
   it("appears in no URL the git server was asked for", () => {
     const urls = fleet.git.requests.map((request) => `${request.path}${request.query}`);
-    for (const { name, value } of needles()) expect(urls.filter((url) => url.includes(value)), name).toEqual([]);
+    for (const { name, value } of needles())
+      expect(
+        urls.filter((url) => url.includes(value)),
+        name,
+      ).toEqual([]);
   });
 });

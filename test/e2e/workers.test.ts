@@ -30,7 +30,9 @@ beforeAll(async () => {
         repositoryId: repositoryId(i),
         number: 20 + i,
         helpers: [helperEntry("quick", ["sh", "-c", script], { format: "errorformat" })],
-        fork: (tree) => { tree.write("src/a.ts", `export const a = ${i};\nexport const b = ${i};\n`); },
+        fork: (tree) => {
+          tree.write("src/a.ts", `export const a = ${i};\nexport const b = ${i};\n`);
+        },
       }),
     );
   }
@@ -40,7 +42,9 @@ beforeAll(async () => {
     repositoryId: KILL_REPOSITORY_ID,
     number: 99,
     helpers: [helperEntry("slow", ["sh", "-c", slow], { format: "errorformat", timeout_seconds: 60 })],
-    fork: (tree) => { tree.write("src/k.ts", "export const k = 1;\nexport const l = 2;\n"); },
+    fork: (tree) => {
+      tree.write("src/k.ts", "export const k = 1;\nexport const l = 2;\n");
+    },
   });
 }, 180_000);
 
@@ -115,12 +119,16 @@ describe("two worker processes share one queue", () => {
     // The helper runs below exactly one worker process: that is the one to kill. Watched for at
     // once, not after the in_progress check run: that write is paced behind the previous test's
     // reviews and can come after the helper's six seconds are over.
-    const victim = await waitUntil(async () => {
-      for (const worker of fleet.workers) {
-        if (worker.child.pid !== undefined && (await runsMarker(worker.child.pid, KILL_MARKER))) return worker;
-      }
-      return undefined;
-    }, "the slow helper to run under a worker", 30_000);
+    const victim = await waitUntil(
+      async () => {
+        for (const worker of fleet.workers) {
+          if (worker.child.pid !== undefined && (await runsMarker(worker.child.pid, KILL_MARKER))) return worker;
+        }
+        return undefined;
+      },
+      "the slow helper to run under a worker",
+      30_000,
+    );
     expect((await fleet.reviews.getJob(jobId))?.finishedOn).toBeUndefined();
     expect(await fleet.reviews.getJobState(jobId)).toBe("active");
     const survivor = fleet.workers.find((worker) => worker !== victim);

@@ -4,14 +4,7 @@ import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { generateTestAppKey } from "../support/github-stand-in.js";
-import {
-  INSTALLATION_ID,
-  OTHER_REPOSITORY,
-  REPOSITORY,
-  REPOSITORY_ID,
-  startGitHubHarness,
-  type GitHubHarness,
-} from "../support/github-stand-in-harness.js";
+import { INSTALLATION_ID, OTHER_REPOSITORY, REPOSITORY, REPOSITORY_ID, startGitHubHarness, type GitHubHarness } from "../support/github-stand-in-harness.js";
 
 const HEAD = "1".repeat(40);
 const BASE = "2".repeat(40);
@@ -19,7 +12,14 @@ let harness: GitHubHarness;
 
 beforeAll(async () => {
   harness = await startGitHubHarness();
-  harness.standIn.setPullRequest(REPOSITORY, { number: 5, headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", updatedAt: "2024-05-06T07:08:09Z" });
+  harness.standIn.setPullRequest(REPOSITORY, {
+    number: 5,
+    headSha: HEAD,
+    baseSha: BASE,
+    baseRef: "release/1",
+    defaultBranch: "trunk",
+    updatedAt: "2024-05-06T07:08:09Z",
+  });
   harness.standIn.setPullRequest(REPOSITORY, { number: 6, headSha: HEAD, baseSha: BASE, baseRef: "main", draft: true });
   harness.standIn.setPullRequest(REPOSITORY, { number: 7, headSha: HEAD, baseSha: BASE, baseRef: "main", state: "closed" });
   harness.standIn.setPullRequest(REPOSITORY, { number: 8, headSha: HEAD, baseSha: BASE, baseRef: "main", repositoryPrivate: false });
@@ -73,7 +73,10 @@ describe("installation tokens", () => {
   });
 
   it("is not usable from a cache entry sealed under another App key", async () => {
-    await harness.process().app.getInstallationOctokit(INSTALLATION_ID).then((o) => resolvePullRequest(o, pull(5)));
+    await harness
+      .process()
+      .app.getInstallationOctokit(INSTALLATION_ID)
+      .then((o) => resolvePullRequest(o, pull(5)));
     const key = generateTestAppKey();
     const stranger = harness.process({ privateKey: key.privateKey });
     // The stranger cannot open the sealed entry, so it mints with its own (wrong) key: refused.
@@ -133,7 +136,20 @@ describe("mintRepositoryToken", () => {
 describe("resolvePullRequest", () => {
   it.each([
     // GitHub not saying whether the repository is private: private (the model's fetch_url stays off).
-    [5, { headSha: HEAD, baseSha: BASE, baseRef: "release/1", defaultBranch: "trunk", pullUpdatedAt: "2024-05-06T07:08:09Z", headFrom: "api", pullNumber: 5, trigger: "issue_comment", repositoryPrivate: true }],
+    [
+      5,
+      {
+        headSha: HEAD,
+        baseSha: BASE,
+        baseRef: "release/1",
+        defaultBranch: "trunk",
+        pullUpdatedAt: "2024-05-06T07:08:09Z",
+        headFrom: "api",
+        pullNumber: 5,
+        trigger: "issue_comment",
+        repositoryPrivate: true,
+      },
+    ],
     [8, { pullNumber: 8, repositoryPrivate: false }],
     [9, { pullNumber: 9, repositoryPrivate: true }],
     [6, null],

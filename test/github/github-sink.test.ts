@@ -46,7 +46,8 @@ function newReview(hunks: Record<string, (readonly [number, number])[]> = {}): R
     pullUpdatedAt: "2024-05-06T07:08:09Z",
     headFrom: "event",
     deliveryId: `delivery-${shaCounter}`,
-    trigger: "pull_request", reply: null,
+    trigger: "pull_request",
+    reply: null,
   };
 }
 
@@ -118,7 +119,7 @@ describe("check run publication", () => {
     expect(run?.annotations).toHaveLength(120);
     expect(new Set(run?.annotations.map((a) => a.start_line)).size).toBe(120);
     expect(run?.output.summary).toContain("120 errors, 0 warnings");
-    const sizes = patches().map((r) => ((r.body as { output: { annotations: unknown[] } }).output.annotations).length);
+    const sizes = patches().map((r) => (r.body as { output: { annotations: unknown[] } }).output.annotations.length);
     expect(sizes).toEqual([50, 50, 20]);
     // Only the last PATCH completes the run.
     expect(patches().map((r) => (r.body as { status?: string }).status)).toEqual([undefined, undefined, "completed"]);
@@ -179,7 +180,12 @@ describe("check run publication", () => {
     const patchTimes = harness.standIn.calls("PATCH").map((r) => r.at);
     expect((patchTimes[1] ?? 0) - (patchTimes[0] ?? 0)).toBeGreaterThanOrEqual(950);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(process.requests.filter((r) => r.status >= 400).map((r) => r.status).sort()).toEqual([403, 502]);
+    expect(
+      process.requests
+        .filter((r) => r.status >= 400)
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual([403, 502]);
   }, 30_000);
 
   it("retries a 429 secondary rate limit", async () => {
@@ -233,7 +239,13 @@ describe("check run publication", () => {
 
   it("completes a failed review as failure naming the reason", async () => {
     const review = newReview();
-    await sink(harness.process()).failed({ kind: "failed", reviewJobId: "job-f", review, code: "REPO_CONFIG_INVALID", reason: "helpers[0].image is not allowed" });
+    await sink(harness.process()).failed({
+      kind: "failed",
+      reviewJobId: "job-f",
+      review,
+      code: "REPO_CONFIG_INVALID",
+      reason: "helpers[0].image is not allowed",
+    });
     const [run] = runsFor(review.headSha);
     expect(run?.conclusion).toBe("failure");
     expect(run?.output.summary).toContain("REPO\\_CONFIG\\_INVALID");
@@ -284,7 +296,14 @@ describe("review comments and sanitisation", () => {
     process.scrubber.register(leaked);
     const hostile = `@octo-org/admins look ![pixel](https://evil.example/p.png) <img src="https://evil.example/i.png"> [phish](https://evil.example) \u202Etxt.exe ${leaked}`;
     const published = report([finding(2, { message: hostile, rule: "@security-team" })], { "src/app.ts": [{ start: 1, end: 5 }] });
-    published.helpers[0] = { name: "lint @everyone", image: "![x](https://evil.example/h.png)", outcome: "failed", durationMs: 1, findings: 1, problems: [hostile] };
+    published.helpers[0] = {
+      name: "lint @everyone",
+      image: "![x](https://evil.example/h.png)",
+      outcome: "failed",
+      durationMs: 1,
+      findings: 1,
+      problems: [hostile],
+    };
     await sink(process, { reviewComments: true }).completed(completedTask(review, published), null);
 
     const bodies = harness.standIn.requests.filter((r) => r.method !== "GET" && !r.path.startsWith("/app/")).map((r) => r.body);

@@ -29,10 +29,16 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "reviewbot-threads-"));
   upstream = createUpstream(root, { ai: false });
   firstPush = upstream.commitOn("fork", (tree) => {
-    tree.write(APP_TS, appLines((n) => `export const line${n} = ${n}; // reviewed\n`));
+    tree.write(
+      APP_TS,
+      appLines((n) => `export const line${n} = ${n}; // reviewed\n`),
+    );
   });
   secondPush = upstream.commitOn("fork", (tree) => {
-    tree.write(APP_TS, `// moves every line down\n${appLines((n) => (EDITED.has(n) ? `export const line${n} = -${n};\n` : `export const line${n} = ${n}; // reviewed\n`))}`);
+    tree.write(
+      APP_TS,
+      `// moves every line down\n${appLines((n) => (EDITED.has(n) ? `export const line${n} = -${n};\n` : `export const line${n} = ${n}; // reviewed\n`))}`,
+    );
   });
   // Commits never change, so what git shows once can be kept.
   const shown = new Map<string, string | null>();
@@ -174,7 +180,13 @@ describe("resolveOutdatedThreads", () => {
     const number = pullAt(firstPush);
     const ours = await postOurReview(octokit, number, [3]);
     pullAt(secondPush, number);
-    const thread = { id: threadOf(ours.get(3)).id, isResolved: false, isOutdated: true, comments: { totalCount: 1, nodes: [{ databaseId: ours.get(3) }] }, ...node };
+    const thread = {
+      id: threadOf(ours.get(3)).id,
+      isResolved: false,
+      isOutdated: true,
+      comments: { totalCount: 1, nodes: [{ databaseId: ours.get(3) }] },
+      ...node,
+    };
     const reviewThreads = { pageInfo: pageInfo ?? { hasNextPage: false, endCursor: "x" }, nodes: [thread] };
     harness.standIn.fail("POST", /^\/graphql$/, 1, { status: 200, body: { data: { repository: { pullRequest: { reviewThreads } } } } });
 
@@ -208,7 +220,10 @@ describe("resolveOutdatedThreads", () => {
 
     const number = pullAt(firstPush);
     // Not GitHub's transient "Something went wrong while executing your query": plugin-retry retries that one as a 500.
-    harness.standIn.fail("POST", /^\/graphql$/, 1, { status: 200, body: { data: null, errors: [{ type: "FORBIDDEN", message: "Resource not accessible by integration" }] } });
+    harness.standIn.fail("POST", /^\/graphql$/, 1, {
+      status: 200,
+      body: { data: null, errors: [{ type: "FORBIDDEN", message: "Resource not accessible by integration" }] },
+    });
     const failed: unknown = await resolveOutdatedThreads(octokit, pull(number), () => true, process.logger).catch((e: unknown) => e);
     expect(isAppError(failed) && failed.code).toBe("GITHUB_API_FAILED");
     expect((failed as Error).message).toContain("Resource not accessible by integration");

@@ -83,7 +83,10 @@ describe("review memory", () => {
     ["a comment id that is not a positive integer", JSON.stringify({ ...memory, comments: [1, -2] })],
     ["a comment id given as a string", JSON.stringify({ ...memory, posted: { ["1".repeat(32)]: "101" } })],
     ["an AI finding with an unknown field", JSON.stringify({ ...memory, ai: [{ finding: { ...aiFinding, extra: 1 }, fingerprint: "1".repeat(32) }] })],
-    ["more comment ids than are ever written", JSON.stringify({ ...memory, comments: Array.from({ length: MAX_REMEMBERED_COMMENTS + 1 }, (_, index) => index + 1) })],
+    [
+      "more comment ids than are ever written",
+      JSON.stringify({ ...memory, comments: Array.from({ length: MAX_REMEMBERED_COMMENTS + 1 }, (_, index) => index + 1) }),
+    ],
   ])("reads as empty when what is stored is %s: a whole review, and posting again, never a crash", async (_name, stored) => {
     const { repositoryId, pullNumber } = pr();
     await admin.set(reviewMemoryKey(repositoryId, pullNumber), stored);

@@ -112,7 +112,13 @@ export async function startComposedStack(repositories: Readonly<Record<string, n
     if (gateway === undefined) throw new Error(`no gateway on ${project.name}_egress: ${JSON.stringify(networks)}`);
     github = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories, host: gateway });
     const standIn = github;
-    git = await startGitHttpServer({ projectRoot: gitRoot, username: "x-access-token", token: (password) => standIn.state.tokens.has(password), home: join(root, "git-home"), host: gateway });
+    git = await startGitHttpServer({
+      projectRoot: gitRoot,
+      username: "x-access-token",
+      token: (password) => standIn.state.tokens.has(password),
+      home: join(root, "git-home"),
+      host: gateway,
+    });
     await deployment.writeEnv("api", { GITHUB_APP_ID: String(APP_ID), GITHUB_API_URL: github.url, REVIEWBOT_REVIEW_COMMENTS: "on" });
     await deployment.writeEnv("worker", { REVIEWBOT_GIT_URL: git.url });
     // Waits for Redis and the api to be healthy (depends_on), then starts the workers.
@@ -135,7 +141,13 @@ export async function startComposedStack(repositories: Readonly<Record<string, n
       redis: connection,
       bridges: networks.map((network) => `br-${network.Id.slice(0, 12)}`),
       deliver: (event, body, deliveryId, headers) =>
-        sendWebhook(`${apiUrl}/api/github/webhooks`, { event, deliveryId, body, secret: deployment.webhookSecret, ...(headers === undefined ? {} : { headers }) }),
+        sendWebhook(`${apiUrl}/api/github/webhooks`, {
+          event,
+          deliveryId,
+          body,
+          secret: deployment.webhookSecret,
+          ...(headers === undefined ? {} : { headers }),
+        }),
       logs,
       allLogs: () => lastLogs,
       stop,

@@ -82,7 +82,11 @@ describe("docker-compose.yml brought up on a private dockerd", () => {
     // The review follows the check run: one comment per finding, on the PR's lines (Markdown-escaped).
     await expect.poll(() => stack.github.state.reviews.get(`${REPOSITORY}#3`)?.length ?? 0, { timeout: 30_000 }).toBe(1);
     const comments = stack.github.state.reviews.get(`${REPOSITORY}#3`)?.[0]?.comments ?? [];
-    expect(comments.map((comment) => [comment.path, comment.line])).toEqual([["src/app.ts", 1], ["src/app.ts", 2], ["src/app.ts", 3]]);
+    expect(comments.map((comment) => [comment.path, comment.line])).toEqual([
+      ["src/app.ts", 1],
+      ["src/app.ts", 2],
+      ["src/app.ts", 3],
+    ]);
     expect(comments[1]?.body).toContain("seccomp\\=2");
     const jobs = await reviews.getJobs(["completed"]);
     expect(jobs.filter((job) => job.id?.includes(deliveryId))).toHaveLength(1);

@@ -58,7 +58,11 @@ describe("docker-compose.yml", () => {
   it("has a scalable worker: no published port, the host's Podman socket, the cache at one path", () => {
     const worker = config.services.worker;
     expect(worker?.ports).toBeUndefined();
-    expect(worker?.environment).toMatchObject({ REVIEWBOT_ENGINE: "podman", REVIEWBOT_PODMAN_SOCKET: "/run/reviewbot/engine.sock", REVIEWBOT_SANDBOX: "require" });
+    expect(worker?.environment).toMatchObject({
+      REVIEWBOT_ENGINE: "podman",
+      REVIEWBOT_PODMAN_SOCKET: "/run/reviewbot/engine.sock",
+      REVIEWBOT_SANDBOX: "require",
+    });
     expect(worker?.volumes).toContain("/run/user/1000/podman/podman.sock:/run/reviewbot/engine.sock:rw");
     const cache = worker?.environment?.REVIEWBOT_CACHE_DIR ?? "";
     expect(worker?.volumes).toContain(`worker-cache:${cache}:rw`);
@@ -97,11 +101,36 @@ describe("docker-compose.yml", () => {
     ["a worker port", '    expose: ["9464"]', '    ports: ["9464:9464"]', "services.worker: publishes ports"],
     ["an evicting Redis", "      - noeviction", "      - allkeys-lru", "noeviction"],
     ["Redis without AOF", '      - --appendonly\n      - "yes"', '      - --appendonly\n      - "no"', "--appendonly yes"],
-    ["no healthcheck", '    healthcheck:\n      # Without a user Redis answers NOAUTH: enough to know it serves, and no password in the probe.\n      test: ["CMD-SHELL", "redis-cli ping 2>&1 | grep -qE \'PONG|NOAUTH\'"]\n      interval: 10s\n      timeout: 3s\n      retries: 5\n      start_period: 5s\n', "", "services.redis: has no healthcheck"],
-    ["a secret in the environment", '      REVIEWBOT_PORT: "3000"', '      REVIEWBOT_PORT: "3000"\n      REVIEWBOT_WEBHOOK_SECRET: hunter2', "REVIEWBOT_WEBHOOK_SECRET is set in the environment"],
-    ["the App key on a worker", "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid", "    secrets:\n      - worker_credential\n      - redis_worker_password\n      - github_app_private_key\n    # The uid", "holds github_app_private_key"],
-    ["the api's Redis password on a worker", "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid", "    secrets:\n      - worker_credential\n      - redis_api_password\n    # The uid", "holds redis_api_password"],
-    ["a worker connecting as the api", "      REDIS_URL: redis://reviewbot-worker@redis:6379", "      REDIS_URL: redis://reviewbot-api@redis:6379", "does not connect to Redis as the reviewbot-worker user"],
+    [
+      "no healthcheck",
+      '    healthcheck:\n      # Without a user Redis answers NOAUTH: enough to know it serves, and no password in the probe.\n      test: ["CMD-SHELL", "redis-cli ping 2>&1 | grep -qE \'PONG|NOAUTH\'"]\n      interval: 10s\n      timeout: 3s\n      retries: 5\n      start_period: 5s\n',
+      "",
+      "services.redis: has no healthcheck",
+    ],
+    [
+      "a secret in the environment",
+      '      REVIEWBOT_PORT: "3000"',
+      '      REVIEWBOT_PORT: "3000"\n      REVIEWBOT_WEBHOOK_SECRET: hunter2',
+      "REVIEWBOT_WEBHOOK_SECRET is set in the environment",
+    ],
+    [
+      "the App key on a worker",
+      "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid",
+      "    secrets:\n      - worker_credential\n      - redis_worker_password\n      - github_app_private_key\n    # The uid",
+      "holds github_app_private_key",
+    ],
+    [
+      "the api's Redis password on a worker",
+      "    secrets:\n      - worker_credential\n      - redis_worker_password\n    # The uid",
+      "    secrets:\n      - worker_credential\n      - redis_api_password\n    # The uid",
+      "holds redis_api_password",
+    ],
+    [
+      "a worker connecting as the api",
+      "      REDIS_URL: redis://reviewbot-worker@redis:6379",
+      "      REDIS_URL: redis://reviewbot-api@redis:6379",
+      "does not connect to Redis as the reviewbot-worker user",
+    ],
     ["Redis without ACL users", "      - --aclfile\n      - /run/secrets/redis_users_acl\n", "", "runs without --aclfile"],
     ["a writable root", "  read_only: true", "  read_only: false", "services.api: root filesystem is not read_only"],
     ["a short stop grace", "    stop_grace_period: 45s", "    stop_grace_period: 20s", "is not longer than REVIEWBOT_SHUTDOWN_GRACE_MS"],

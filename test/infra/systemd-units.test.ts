@@ -85,7 +85,9 @@ describe("systemd units", () => {
 
   it("lets a draining worker outlast its shutdown grace", async () => {
     const worker = await serviceSection("reviewbot-worker@.service");
-    const graceMs = Number(/^REVIEWBOT_SHUTDOWN_GRACE_MS=(\d+)$/.exec((worker.get("Environment") ?? []).find((e) => e.startsWith("REVIEWBOT_SHUTDOWN_GRACE_MS=")) ?? "")?.[1]);
+    const graceMs = Number(
+      /^REVIEWBOT_SHUTDOWN_GRACE_MS=(\d+)$/.exec((worker.get("Environment") ?? []).find((e) => e.startsWith("REVIEWBOT_SHUTDOWN_GRACE_MS=")) ?? "")?.[1],
+    );
     const stopS = Number(/^(\d+)s$/.exec(worker.get("TimeoutStopSec")?.[0] ?? "")?.[1]);
     expect(stopS * 1000).toBeGreaterThan(graceMs);
   });

@@ -103,11 +103,29 @@ const ROUTES: Record<string, (res: ServerResponse, query: URLSearchParams, entry
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "reviewbot-fetch-"));
-  execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-    "-subj", "/CN=docs.test", "-addext", "subjectAltName=DNS:docs.test", "-days", "1",
-    "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-  ], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-subj",
+      "/CN=docs.test",
+      "-addext",
+      "subjectAltName=DNS:docs.test",
+      "-days",
+      "1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ],
+    { stdio: "ignore" },
+  );
   cert = readFileSync(join(dir, "cert.pem"));
   server = createServer({ key: readFileSync(join(dir, "key.pem")), cert }, (req, res) => {
     const url = new URL(req.url ?? "/", "https://docs.test");
@@ -116,9 +134,11 @@ beforeAll(async () => {
     res.on("close", () => {
       entry.finished = res.writableFinished;
     });
-    const route = ROUTES[url.pathname] ?? ((response) => {
-      send(response, { "content-type": "text/plain" }, "unknown path", 404);
-    });
+    const route =
+      ROUTES[url.pathname] ??
+      ((response) => {
+        send(response, { "content-type": "text/plain" }, "unknown path", 404);
+      });
     route(res, url.searchParams, entry);
   });
   await new Promise<void>((resolve, reject) => {
@@ -152,8 +172,7 @@ const OPTIONS: FetchAllowlistedOptions = {
   isAllowedAddress: (ip) => ip === SERVER_IP,
 };
 
-const fetchDocs = (url: string, options: Partial<FetchAllowlistedOptions> = {}) =>
-  fetchAllowlisted(url, { ...OPTIONS, ca: cert, ...options });
+const fetchDocs = (url: string, options: Partial<FetchAllowlistedOptions> = {}) => fetchAllowlisted(url, { ...OPTIONS, ca: cert, ...options });
 
 const denied = (reason: string) => ({ code: "POLICY_DENIED", retryable: false, message: `fetch_url: ${reason}` });
 const failed = (message: RegExp) => ({ code: "FETCH_FAILED", retryable: true, message: expect.stringMatching(message) as string });
@@ -225,16 +244,15 @@ describe("fetchAllowlisted: the addresses a name resolves to", () => {
     },
   );
 
-  it.each([
-    [["8.8.8.8", "10.0.0.1"]],
-    [["10.0.0.1", "8.8.8.8"]],
-    [["2606:4700:4700::1111", "::1"]],
-  ])("refuses a name resolving to public and private addresses %j under the default policy", async (addresses) => {
-    answers = [addresses];
-    await expect(fetchDocs("https://docs.test/page", { isAllowedAddress: undefined })).rejects.toMatchObject(
-      denied("`docs.test` resolves to an address that is not public"),
-    );
-  });
+  it.each([[["8.8.8.8", "10.0.0.1"]], [["10.0.0.1", "8.8.8.8"]], [["2606:4700:4700::1111", "::1"]]])(
+    "refuses a name resolving to public and private addresses %j under the default policy",
+    async (addresses) => {
+      answers = [addresses];
+      await expect(fetchDocs("https://docs.test/page", { isAllowedAddress: undefined })).rejects.toMatchObject(
+        denied("`docs.test` resolves to an address that is not public"),
+      );
+    },
+  );
 
   it("checks every address: one refused among allowed ones refuses the host", async () => {
     answers = [[SERVER_IP, "127.0.0.2"], [SERVER_IP]];

@@ -7,7 +7,11 @@ import { reply, startModelStandIn, type ModelProtocol, type ModelStandIn } from 
 const KEY = "sk-standin-9f8e7d6c5b4a3210";
 const AUTH_HEADERS = new Set(["authorization", "x-api-key"]);
 
-const readFile = { name: "read_file", description: "Reads a file of the checkout.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const readFile = {
+  name: "read_file",
+  description: "Reads a file of the checkout.",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 const ask: ChatRequest = {
   model: "stand-in-model",
   system: "You review code.",
@@ -58,7 +62,11 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
     if (call === undefined) throw new Error("no tool call");
     const second = await client().complete({
       ...ask,
-      messages: [...ask.messages, { role: "assistant", content: first.content, toolCalls: first.toolCalls }, { role: "tool", toolCallId: call.id, name: call.name, content: "export const a = 1;" }],
+      messages: [
+        ...ask.messages,
+        { role: "assistant", content: first.content, toolCalls: first.toolCalls },
+        { role: "tool", toolCallId: call.id, name: call.name, content: "export const a = 1;" },
+      ],
     });
     expect(second).toMatchObject({ content: "One finding.", toolCalls: [], stop: "end" });
     expect(second.usage.inputTokens).toBeGreaterThan(0);
@@ -70,7 +78,11 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
     if (protocol === "openai") {
       expect(followUp?.path).toBe("/v1/chat/completions");
       expect(body.messages.slice(-2)).toEqual([
-        { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: "read_file", arguments: '{"path":"src/a.ts"}' } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: call.id, type: "function", function: { name: "read_file", arguments: '{"path":"src/a.ts"}' } }],
+        },
         { role: "tool", tool_call_id: call.id, content: "export const a = 1;" },
       ]);
     } else {
@@ -85,7 +97,13 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
 
   it("reads a text answer and its usage", async () => {
     standIn.script([reply.text("Looks good.", { usage: { input: 120, output: 7 } })]);
-    await expect(client().complete(ask)).resolves.toEqual({ model: "stand-in-model", content: "Looks good.", toolCalls: [], stop: "end", usage: { inputTokens: 120, outputTokens: 7 } });
+    await expect(client().complete(ask)).resolves.toEqual({
+      model: "stand-in-model",
+      content: "Looks good.",
+      toolCalls: [],
+      stop: "end",
+      usage: { inputTokens: 120, outputTokens: 7 },
+    });
   });
 
   it("honours Retry-After on a 429", async () => {
@@ -122,7 +140,9 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
   it("gives up after its attempts on a 500 that lasts, as LLM_UNAVAILABLE", async () => {
     const recorded = since();
     standIn.script(() => reply.status(500, { errorMessage: "upstream exploded" }));
-    const error = await client({ attempts: 3 }).complete(ask).catch((caught: unknown) => caught);
+    const error = await client({ attempts: 3 })
+      .complete(ask)
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       code: "LLM_UNAVAILABLE",
       message: "the model endpoint failed 3 attempts; the last: HTTP 500: upstream exploded",
@@ -133,8 +153,14 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
 
   it("takes a 401 as LLM_REFUSED, without retrying", async () => {
     const recorded = since();
-    const error = await client({ apiKey: "sk-wrong-key" }).complete(ask).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: "LLM_REFUSED", message: expect.stringMatching(/^the model endpoint refused the call: HTTP 401: invalid api key/) as unknown, details: { status: 401 } });
+    const error = await client({ apiKey: "sk-wrong-key" })
+      .complete(ask)
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: "LLM_REFUSED",
+      message: expect.stringMatching(/^the model endpoint refused the call: HTTP 401: invalid api key/) as unknown,
+      details: { status: 401 },
+    });
     expect(recorded()).toHaveLength(1);
   });
 
@@ -159,10 +185,22 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
     const long = "A streamed answer, long enough to come in several pieces. ".repeat(20);
     standIn.script([
       reply.text(long, { stream: true, usage: { input: 50, output: 30 } }),
-      reply.toolCalls([{ name: "read_file", arguments: { path: "src/a.ts" } }, { name: "read_file", arguments: { path: "src/b.ts" } }], { stream: true }),
+      reply.toolCalls(
+        [
+          { name: "read_file", arguments: { path: "src/a.ts" } },
+          { name: "read_file", arguments: { path: "src/b.ts" } },
+        ],
+        { stream: true },
+      ),
       reply.length("cut", { stream: true }),
     ]);
-    await expect(client().complete(ask)).resolves.toEqual({ model: "stand-in-model", content: long, toolCalls: [], stop: "end", usage: { inputTokens: 50, outputTokens: 30 } });
+    await expect(client().complete(ask)).resolves.toEqual({
+      model: "stand-in-model",
+      content: long,
+      toolCalls: [],
+      stop: "end",
+      usage: { inputTokens: 50, outputTokens: 30 },
+    });
     const tools = await client().complete(ask);
     expect(tools.stop).toBe("tool_calls");
     expect(tools.toolCalls.map((call) => [call.name, call.arguments])).toEqual([
@@ -196,7 +234,9 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
     standIn.script([reply.toolCall("read_file", { path: "a.ts" }), reply.text("done", { stream: true }), reply.status(500)]);
     await client().complete(ask);
     await client().complete(ask);
-    await client({ attempts: 1 }).complete(ask).catch(() => undefined);
+    await client({ attempts: 1 })
+      .complete(ask)
+      .catch(() => undefined);
     const requests = recorded();
     expect(requests).toHaveLength(3);
     for (const request of requests) {
@@ -218,17 +258,23 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("the model client against 
 
   it("keeps the key out of every error, even when the endpoint echoes it", async () => {
     standIn.script(() => reply.status(403, { errorMessage: `Key ${KEY} is not allowed to use stand-in-model` }));
-    const refused = await client().complete(ask).catch((caught: unknown) => caught);
+    const refused = await client()
+      .complete(ask)
+      .catch((caught: unknown) => caught);
     expect(refused).toMatchObject({ code: "LLM_REFUSED", message: expect.stringContaining("Key [redacted] is not allowed") as unknown });
     expect(errorText(refused)).not.toContain(KEY);
 
     standIn.script(() => reply.status(503, { errorMessage: `overloaded; your key was ${KEY}` }));
-    const unavailable = await client({ attempts: 2 }).complete(ask).catch((caught: unknown) => caught);
+    const unavailable = await client({ attempts: 2 })
+      .complete(ask)
+      .catch((caught: unknown) => caught);
     expect(unavailable).toMatchObject({ code: "LLM_UNAVAILABLE" });
     expect(errorText(unavailable)).not.toContain(KEY);
 
     standIn.script(() => reply.raw(`not json, but the key: ${KEY}`, "text/plain", { status: 400 }));
-    const raw = await client().complete(ask).catch((caught: unknown) => caught);
+    const raw = await client()
+      .complete(ask)
+      .catch((caught: unknown) => caught);
     expect(raw).toMatchObject({ code: "LLM_REFUSED", message: expect.stringContaining("[redacted]") as unknown });
     expect(errorText(raw)).not.toContain(KEY);
 

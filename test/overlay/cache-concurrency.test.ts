@@ -26,7 +26,9 @@ describe("clone cache under concurrency", () => {
     const upstream = createUpstream(root);
     const prs = Array.from({ length: 6 }, (_, i) => {
       upstream.git(["branch", `pr${i}`, "main"]);
-      return upstream.commitOn(`pr${i}`, (tree) => { tree.write("src/pr.ts", `export const pr = ${i};\n`); });
+      return upstream.commitOn(`pr${i}`, (tree) => {
+        tree.write("src/pr.ts", `export const pr = ${i};\n`);
+      });
     });
     const cacheRoot = join(root, "cache");
     const cache = await openCache(cacheRoot);
@@ -50,7 +52,9 @@ describe("clone cache under concurrency", () => {
   it("three worker processes and this one share a cache root at the same time", async () => {
     const root = await tempDir("processes");
     const upstream = createUpstream(root);
-    const headSha = upstream.commitOn("fork", (tree) => { tree.write("src/pr.ts", "export const fromFork = true;\n"); });
+    const headSha = upstream.commitOn("fork", (tree) => {
+      tree.write("src/pr.ts", "export const fromFork = true;\n");
+    });
     const cacheRoot = join(root, "cache");
     const children = Array.from({ length: 3 }, () => spawnCheckoutChild({ root: cacheRoot, remote: upstream.dir, after: "release" }));
     const cache = await openCache(cacheRoot);

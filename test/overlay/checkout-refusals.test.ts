@@ -10,7 +10,9 @@ const tempDir = useTempDirs();
 async function fixture(label: string, allowedProtocols: readonly string[] = ["file"]) {
   const root = await tempDir(label);
   const upstream = createUpstream(root);
-  const forkSha = upstream.commitOn("fork", (tree) => { tree.write("src/pr.ts", "export const pr = 1;\n"); });
+  const forkSha = upstream.commitOn("fork", (tree) => {
+    tree.write("src/pr.ts", "export const pr = 1;\n");
+  });
   const cacheRoot = join(root, "cache");
   const cache = await openCache(cacheRoot, { allowedProtocols });
   return { root, upstream, forkSha, cacheRoot, cache };
@@ -19,7 +21,9 @@ async function fixture(label: string, allowedProtocols: readonly string[] = ["fi
 describe("checkouts that must be refused", () => {
   it("a head that moved since the event (force-push) is HEAD_SHA_MISMATCH, with nothing left behind", async () => {
     const { upstream, forkSha, cacheRoot, cache } = await fixture("sha-mismatch");
-    const pushedLater = upstream.commitOn("fork", (tree) => { tree.write("src/pr.ts", "export const pr = 2;\n"); });
+    const pushedLater = upstream.commitOn("fork", (tree) => {
+      tree.write("src/pr.ts", "export const pr = 2;\n");
+    });
 
     const error = await expectAppError(
       cache.checkout({ remote: upstream.dir, head: { ref: "fork", sha: forkSha }, base: { ref: "main" } }),
@@ -46,7 +50,9 @@ describe("checkouts that must be refused", () => {
   it("an older commit of main is accepted as base", async () => {
     const { upstream, cache } = await fixture("base-older");
     const oldBase = upstream.rev("main");
-    upstream.commitOn("main", (tree) => { tree.write("src/later.ts", "later\n"); });
+    upstream.commitOn("main", (tree) => {
+      tree.write("src/later.ts", "later\n");
+    });
 
     const co = await cache.checkout({ remote: upstream.dir, head: { ref: "fork" }, base: { ref: "main", sha: oldBase } });
 
@@ -58,10 +64,7 @@ describe("checkouts that must be refused", () => {
   it("an unknown head ref is REF_NOT_FOUND", async () => {
     const { upstream, cacheRoot, cache } = await fixture("unknown-ref");
 
-    const error = await expectAppError(
-      cache.checkout({ remote: upstream.dir, head: { ref: "refs/pull/404/head" }, base: { ref: "main" } }),
-      "REF_NOT_FOUND",
-    );
+    const error = await expectAppError(cache.checkout({ remote: upstream.dir, head: { ref: "refs/pull/404/head" }, base: { ref: "main" } }), "REF_NOT_FOUND");
 
     expect(error.message).toMatch(/refs\/pull\/404\/head/);
     expect(await jobEntries(cacheRoot)).toEqual([]);
@@ -72,7 +75,10 @@ describe("checkouts that must be refused", () => {
   it.each(hostileRefs)("ref %j is POLICY_DENIED before git runs", async (ref) => {
     const { upstream, cacheRoot, cache } = await fixture("bad-ref");
 
-    for (const request of [{ head: { ref }, base: { ref: "main" } }, { head: { ref: "fork" }, base: { ref } }]) {
+    for (const request of [
+      { head: { ref }, base: { ref: "main" } },
+      { head: { ref: "fork" }, base: { ref } },
+    ]) {
       const error = await expectAppError(cache.checkout({ remote: upstream.dir, ...request }), "POLICY_DENIED");
       expect(error.message).toMatch(/(head|base)\.ref/);
     }

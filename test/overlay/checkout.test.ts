@@ -43,7 +43,14 @@ describe("CloneCache.checkout of an ordinary PR", () => {
 
     const byPath = new Map(co.diff.files.map((file) => [file.path, file]));
     expect([...byPath.keys()].sort()).toEqual([".ai/review-rules.md", "src/app.ts", "src/new.ts"]);
-    expect(byPath.get("src/app.ts")).toMatchObject({ status: "modified", binary: false, addedLines: [{ start: 5, end: 5 }, { start: 11, end: 12 }] });
+    expect(byPath.get("src/app.ts")).toMatchObject({
+      status: "modified",
+      binary: false,
+      addedLines: [
+        { start: 5, end: 5 },
+        { start: 11, end: 12 },
+      ],
+    });
     expect(byPath.get("src/new.ts")).toMatchObject({ status: "added", addedLines: [{ start: 1, end: 1 }] });
     expect(co.diff).toMatchObject({ baseSha: upstream.rev("main"), headSha, fromSha: upstream.rev("main") });
     await co.release();
@@ -52,7 +59,9 @@ describe("CloneCache.checkout of an ordinary PR", () => {
   it("release() removes the work tree and the job's refs from the mirror, and is idempotent", async () => {
     const root = await tempDir("release");
     const upstream = createUpstream(root);
-    upstream.commitOn("fork", (tree) => { tree.write("src/x.ts", "x\n"); });
+    upstream.commitOn("fork", (tree) => {
+      tree.write("src/x.ts", "x\n");
+    });
     const cacheRoot = join(root, "cache");
     const cache = await openCache(cacheRoot);
     const co = await cache.checkout({ remote: `file://${upstream.dir}`, head: { ref: "fork" }, base: { ref: "main" }, label: "../../escape me" });
@@ -73,12 +82,16 @@ describe("CloneCache.checkout of an ordinary PR", () => {
   it("a second checkout of the same repository reuses the mirror", async () => {
     const root = await tempDir("reuse");
     const upstream = createUpstream(root);
-    const first = upstream.commitOn("fork", (tree) => { tree.write("a.txt", "1\n"); });
+    const first = upstream.commitOn("fork", (tree) => {
+      tree.write("a.txt", "1\n");
+    });
     const cacheRoot = join(root, "cache");
     const cache = await openCache(cacheRoot);
     const one = await cache.checkout({ remote: upstream.dir, head: { ref: "fork", sha: first }, base: { ref: "main" } });
     await one.release();
-    const second = upstream.commitOn("fork", (tree) => { tree.write("a.txt", "2\n"); });
+    const second = upstream.commitOn("fork", (tree) => {
+      tree.write("a.txt", "2\n");
+    });
     const two = await cache.checkout({ remote: upstream.dir, head: { ref: "fork", sha: second }, base: { ref: "main" } });
 
     expect(readFileSync(join(two.dir, "a.txt"), "utf8")).toBe("2\n");

@@ -31,7 +31,9 @@ interface HttpFixture {
 async function httpFixture(label: string, delayMs = 0): Promise<HttpFixture> {
   const root = await tempDir(label);
   const upstream = createUpstream(root);
-  const headSha = upstream.commitOn("fork", (tree) => { tree.write("src/pr.ts", "export const overHttp = true;\n"); });
+  const headSha = upstream.commitOn("fork", (tree) => {
+    tree.write("src/pr.ts", "export const overHttp = true;\n");
+  });
   const token = `ghs_${randomBytes(18).toString("hex")}`;
   const server = await startGitHttpServer({ projectRoot: root, username: USERNAME, token, home: upstream.home, delayMs });
   servers.push(server);
@@ -116,7 +118,12 @@ describe("credentials for an authenticated git host", () => {
     const cache = await openCache(fixture.cacheRoot, { allowedProtocols: ["http"] });
 
     const error = await expectAppError(
-      cache.checkout({ remote: fixture.remote, head: { ref: "refs/pull/9/head" }, base: { ref: "main" }, credentials: { username: USERNAME, password: fixture.token } }),
+      cache.checkout({
+        remote: fixture.remote,
+        head: { ref: "refs/pull/9/head" },
+        base: { ref: "main" },
+        credentials: { username: USERNAME, password: fixture.token },
+      }),
       "REF_NOT_FOUND",
     );
 

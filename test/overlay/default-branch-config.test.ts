@@ -70,8 +70,12 @@ describe("the trusted .ai/ comes from the default branch's head", () => {
     const root = await tempDir("moved-default");
     const upstream = createUpstream(root);
     const eventBase = upstream.rev("main");
-    upstream.commitOn("fork", (tree) => { tree.write("src/pr.ts", "export const pr = 1;\n"); });
-    upstream.commitOn("main", (tree) => { tree.write(".ai/review-tools.json", STRONG_TOOLS); });
+    upstream.commitOn("fork", (tree) => {
+      tree.write("src/pr.ts", "export const pr = 1;\n");
+    });
+    upstream.commitOn("main", (tree) => {
+      tree.write(".ai/review-tools.json", STRONG_TOOLS);
+    });
     const cache = await openCache(join(root, "cache"));
 
     const co = await cache.checkout({ remote: upstream.dir, head: { ref: "fork" }, base: { ref: "main", sha: eventBase }, config: { ref: "refs/heads/main" } });
@@ -84,13 +88,26 @@ describe("the trusted .ai/ comes from the default branch's head", () => {
 
   it("a default branch without .ai/ means none, even when the PR's base has one", async () => {
     const { root, upstream, staleSha, headSha } = await staleBranchPull("default-without-ai");
-    upstream.commitOn("main", (tree) => { tree.remove(".ai"); });
+    upstream.commitOn("main", (tree) => {
+      tree.remove(".ai");
+    });
     const cache = await openCache(join(root, "cache"));
 
-    const co = await cache.checkout({ remote: upstream.dir, head: { ref: "fork", sha: headSha }, base: { ref: "stale", sha: staleSha }, config: { ref: "refs/heads/main" } });
+    const co = await cache.checkout({
+      remote: upstream.dir,
+      head: { ref: "fork", sha: headSha },
+      base: { ref: "stale", sha: staleSha },
+      config: { ref: "refs/heads/main" },
+    });
 
     expectAiMatchesBase(upstream, "main", co.dir);
-    expect(co.overlay).toEqual({ source: "absent", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: upstream.rev("main") }, files: [], skipped: [] });
+    expect(co.overlay).toEqual({
+      source: "absent",
+      failedClosed: false,
+      commit: { from: "ref", ref: "refs/heads/main", sha: upstream.rev("main") },
+      files: [],
+      skipped: [],
+    });
     await co.release();
   });
 });
@@ -126,7 +143,10 @@ describe("the config ref fails closed", () => {
     const { root, upstream } = await staleBranchPull("config-hostile");
     const cache = await openCache(join(root, "cache"));
 
-    const error = await expectAppError(cache.checkout({ remote: upstream.dir, head: { ref: "fork" }, base: { ref: "stale" }, config: { ref } }), "POLICY_DENIED");
+    const error = await expectAppError(
+      cache.checkout({ remote: upstream.dir, head: { ref: "fork" }, base: { ref: "stale" }, config: { ref } }),
+      "POLICY_DENIED",
+    );
 
     expect(error.message).toMatch(/^config\.ref: /);
   });

@@ -67,7 +67,9 @@ describe("git hardening: what a fork's bytes cannot make git do", () => {
     const root = await tempDir("mirror-hooks");
     const canary = join(root, "mirror-hook-ran");
     const upstream = createUpstream(root);
-    upstream.commitOn("fork", (tree) => { tree.write("a.txt", "1\n"); });
+    upstream.commitOn("fork", (tree) => {
+      tree.write("a.txt", "1\n");
+    });
     const cacheRoot = join(root, "cache");
     const cache = await openCache(cacheRoot);
     await (await cache.checkout(forkRequest(upstream))).release();
@@ -78,7 +80,9 @@ describe("git hardening: what a fork's bytes cannot make git do", () => {
       chmodSync(join(mirror, "hooks", hook), 0o755);
     }
 
-    upstream.commitOn("fork", (tree) => { tree.write("a.txt", "2\n"); });
+    upstream.commitOn("fork", (tree) => {
+      tree.write("a.txt", "2\n");
+    });
     const co = await cache.checkout(forkRequest(upstream));
     await co.release();
     expect(existsSync(canary)).toBe(false);
@@ -106,7 +110,17 @@ describe("git hardening: what a fork's bytes cannot make git do", () => {
     expect(existsSync(submoduleDir) ? readdirSync(submoduleDir) : []).toEqual([]);
     await co.release();
     // Negative control: git with ext:: allowed and submodules recursed runs the payload.
-    await gitAsync(upstream.home, root, ["-c", "protocol.ext.allow=always", "clone", "--quiet", "--recurse-submodules", "--branch", "fork", upstream.dir, join(root, "plain")]);
+    await gitAsync(upstream.home, root, [
+      "-c",
+      "protocol.ext.allow=always",
+      "clone",
+      "--quiet",
+      "--recurse-submodules",
+      "--branch",
+      "fork",
+      upstream.dir,
+      join(root, "plain"),
+    ]);
     expect(existsSync(canary)).toBe(true);
   });
 
@@ -145,7 +159,9 @@ describe("git hardening: what a fork's bytes cannot make git do", () => {
   it("ignores the worker's own git environment (GIT_TRACE, GIT_CONFIG_GLOBAL, GIT_DIR)", async () => {
     const root = await tempDir("worker-env");
     const upstream = createUpstream(root);
-    upstream.commitOn("fork", (tree) => { tree.write("a.txt", "1\n"); });
+    upstream.commitOn("fork", (tree) => {
+      tree.write("a.txt", "1\n");
+    });
     const trace = join(root, "trace.log");
     const hostileConfig = join(root, "hostile.gitconfig");
     writeFileSync(hostileConfig, `[url "file:///nonexistent/"]\n\tinsteadOf = file://\n[core]\n\tfsmonitor = "touch ${join(root, "cfg-ran")}"\n`);

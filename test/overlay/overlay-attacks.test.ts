@@ -93,12 +93,7 @@ describe("trusted .ai/ overlay against a hostile fork", () => {
   it("a fork .ai that is a gitlink (mode 160000) is replaced by base's directory", async () => {
     const root = await tempDir("ai-gitlink");
     const upstream = createUpstream(root);
-    const tree = treeWithPaths(
-      upstream,
-      "fork^{tree}",
-      [{ mode: "160000", path: ".ai", sha: upstream.rev("main") }],
-      Object.keys(BASE_AI_FILES),
-    );
+    const tree = treeWithPaths(upstream, "fork^{tree}", [{ mode: "160000", path: ".ai", sha: upstream.rev("main") }], Object.keys(BASE_AI_FILES));
     upstream.commitTreeOn("fork", tree);
     expect(upstream.git(["ls-tree", "fork", ".ai"])).toMatch(/^160000 commit /);
 
@@ -120,7 +115,13 @@ describe("trusted .ai/ overlay against a hostile fork", () => {
     const co = await checkoutFork(root, upstream);
 
     expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
-    expect(co.overlay).toEqual({ source: "absent", failedClosed: false, commit: { from: "base", ref: "main", sha: upstream.rev("main") }, files: [], skipped: [] });
+    expect(co.overlay).toEqual({
+      source: "absent",
+      failedClosed: false,
+      commit: { from: "base", ref: "main", sha: upstream.rev("main") },
+      files: [],
+      skipped: [],
+    });
     await co.release();
   });
 

@@ -34,10 +34,7 @@ describe("base .ai/ entries the overlay must not materialise as they are", () =>
       // Lexically "self/.." is ".ai" itself; on disk it is .ai/.. — the PR-controlled work tree.
       tree.symlink(".ai/via-self", "self/..");
     });
-    upstream.commitTreeOn(
-      "main",
-      treeWithPaths(upstream, "main^{tree}", [{ mode: "160000", path: ".ai/vendor", sha: upstream.rev("main") }]),
-    );
+    upstream.commitTreeOn("main", treeWithPaths(upstream, "main^{tree}", [{ mode: "160000", path: ".ai/vendor", sha: upstream.rev("main") }]));
     upstream.git(["branch", "--force", "fork", "main"]);
     const co = await checkoutFork(root, upstream);
 

@@ -43,26 +43,26 @@ describe("applyTrustedOverlay fails closed", () => {
     await co.release();
   });
 
-  it.each([["unknown", false], ["readable", true]] as const)(
-    "replaces a .ai symlink without touching what it points to (base %s)",
-    async (_label, baseReadable) => {
-      const { root, upstream, co, mirror } = await preparedWorktree("overlay-symlink");
-      const outside = join(root, "outside");
-      mkdirSync(outside);
-      // Named like base files: writing through the link would overwrite them.
-      writeFileSync(join(outside, "review-tools.json"), "keep me\n");
-      const before = snapshotDir(outside);
-      await rm(join(co.dir, ".ai"), { recursive: true });
-      symlinkSync(outside, join(co.dir, ".ai"));
+  it.each([
+    ["unknown", false],
+    ["readable", true],
+  ] as const)("replaces a .ai symlink without touching what it points to (base %s)", async (_label, baseReadable) => {
+    const { root, upstream, co, mirror } = await preparedWorktree("overlay-symlink");
+    const outside = join(root, "outside");
+    mkdirSync(outside);
+    // Named like base files: writing through the link would overwrite them.
+    writeFileSync(join(outside, "review-tools.json"), "keep me\n");
+    const before = snapshotDir(outside);
+    await rm(join(co.dir, ".ai"), { recursive: true });
+    symlinkSync(outside, join(co.dir, ".ai"));
 
-      const trusted = { from: "base", ref: "main", sha: co.baseSha } as const;
-      const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, baseReadable ? trusted : null);
+    const trusted = { from: "base", ref: "main", sha: co.baseSha } as const;
+    const result = await applyTrustedOverlay(gitContext(upstream.home), mirror, co.dir, baseReadable ? trusted : null);
 
-      expect(result.failedClosed).toBe(!baseReadable);
-      if (baseReadable) expectAiMatchesBase(upstream, "main", co.dir);
-      else expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
-      expect(snapshotDir(outside)).toEqual(before);
-      await co.release();
-    },
-  );
+    expect(result.failedClosed).toBe(!baseReadable);
+    if (baseReadable) expectAiMatchesBase(upstream, "main", co.dir);
+    else expect(() => lstatSync(join(co.dir, ".ai"))).toThrow(/ENOENT/);
+    expect(snapshotDir(outside)).toEqual(before);
+    await co.release();
+  });
 });

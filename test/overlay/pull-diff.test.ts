@@ -34,8 +34,22 @@ describe("computePullDiff", () => {
     const files = await diffFiles(upstream);
 
     expect([...files.keys()].sort()).toEqual([".ai/context-script", ".ai/review-rules.md", "README.md", "lib/app.ts", "src/helpers.ts"]);
-    expect(files.get("src/helpers.ts")).toEqual({ path: "src/helpers.ts", previousPath: "src/util.ts", status: "renamed", binary: false, addedLines: [], hunks: [], baseHunks: [] });
-    expect(files.get("lib/app.ts")).toMatchObject({ previousPath: "src/app.ts", status: "renamed", addedLines: [{ start: 3, end: 3 }], hunks: [{ start: 1, end: 6 }], baseHunks: [{ start: 1, end: 6 }] });
+    expect(files.get("src/helpers.ts")).toEqual({
+      path: "src/helpers.ts",
+      previousPath: "src/util.ts",
+      status: "renamed",
+      binary: false,
+      addedLines: [],
+      hunks: [],
+      baseHunks: [],
+    });
+    expect(files.get("lib/app.ts")).toMatchObject({
+      previousPath: "src/app.ts",
+      status: "renamed",
+      addedLines: [{ start: 3, end: 3 }],
+      hunks: [{ start: 1, end: 6 }],
+      baseHunks: [{ start: 1, end: 6 }],
+    });
     expect(files.get("README.md")).toMatchObject({ status: "deleted", addedLines: [], hunks: [] });
     expect(files.get(".ai/context-script")).toMatchObject({ status: "modified", addedLines: [], hunks: [] });
     expect(files.get(".ai/review-rules.md")).toMatchObject({ status: "type-changed", addedLines: [{ start: 1, end: 1 }] });
@@ -44,7 +58,9 @@ describe("computePullDiff", () => {
   it("marks binary files, including renamed ones, and gives them no lines", async () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 1, 2, 3]);
     const upstream = createUpstream(await tempDir("diff-binary"));
-    upstream.commitOn("main", (tree) => { tree.write("assets/logo.png", Buffer.concat([png, Buffer.alloc(200, 7)])); });
+    upstream.commitOn("main", (tree) => {
+      tree.write("assets/logo.png", Buffer.concat([png, Buffer.alloc(200, 7)]));
+    });
     upstream.git(["branch", "--force", "fork", "main"]);
     upstream.commitOn("fork", (tree) => {
       tree.write("assets/new.bin", png);
@@ -79,12 +95,22 @@ describe("computePullDiff", () => {
     const files = await diffFiles(upstream);
 
     expect([...files.keys()].sort()).toEqual([name, "src/util.ts"].sort());
-    expect(files.get(name)).toEqual({ path: name, previousPath: null, status: "added", binary: false, addedLines: [{ start: 1, end: 2 }], hunks: [{ start: 1, end: 2 }], baseHunks: [] });
+    expect(files.get(name)).toEqual({
+      path: name,
+      previousPath: null,
+      status: "added",
+      binary: false,
+      addedLines: [{ start: 1, end: 2 }],
+      hunks: [{ start: 1, end: 2 }],
+      baseHunks: [],
+    });
     expect(files.get("src/util.ts")?.addedLines).toEqual([{ start: 1, end: 1 }]);
   });
 
   it("a binary file whose name contains a tab is still marked binary", async () => {
-    const upstream = await upstreamWithFork("diff-binary-tab", (tree) => { tree.write("tab\tname.bin", Buffer.from([0, 1, 2, 0, 3])); });
+    const upstream = await upstreamWithFork("diff-binary-tab", (tree) => {
+      tree.write("tab\tname.bin", Buffer.from([0, 1, 2, 0, 3]));
+    });
 
     const files = await diffFiles(upstream);
 
@@ -97,7 +123,9 @@ describe("computePullDiff", () => {
     const removed = ["-- a/gone", "++ b/gone", "diff --git a/gone b/gone"];
     const added = ["++ b/added", "diff --git a/y b/y", "-- a/added", "@@ -5 +5,100 @@", "+++ b/other", "\\ No newline at end of file"];
     const upstream = createUpstream(await tempDir("diff-headers"));
-    upstream.commitOn("main", (tree) => { tree.write("doc.txt", ["keep", ...context, "old", ...removed, "end", ""].join("\n")); });
+    upstream.commitOn("main", (tree) => {
+      tree.write("doc.txt", ["keep", ...context, "old", ...removed, "end", ""].join("\n"));
+    });
     upstream.git(["branch", "--force", "fork", "main"]);
     upstream.commitOn("fork", (tree) => {
       tree.write("doc.txt", ["keep", ...context, "new", ...added, "end", ""].join("\n"));
@@ -112,7 +140,9 @@ describe("computePullDiff", () => {
   });
 
   it("handles a last line without a newline", async () => {
-    const upstream = await upstreamWithFork("diff-eof", (tree) => { tree.write("src/util.ts", "export const x = 1;\nno newline"); });
+    const upstream = await upstreamWithFork("diff-eof", (tree) => {
+      tree.write("src/util.ts", "export const x = 1;\nno newline");
+    });
 
     const files = await diffFiles(upstream);
 
@@ -120,7 +150,9 @@ describe("computePullDiff", () => {
   });
 
   it("uses three-dot semantics: lines changed only on main after the fork point are not the PR's", async () => {
-    const upstream = await upstreamWithFork("diff-three-dot", (tree) => { tree.write("src/app.ts", APP.replace("line20 = 20", "line20 = 'pr'")); });
+    const upstream = await upstreamWithFork("diff-three-dot", (tree) => {
+      tree.write("src/app.ts", APP.replace("line20 = 20", "line20 = 'pr'"));
+    });
     const forkPoint = upstream.rev("main");
     upstream.commitOn("main", (tree) => {
       tree.write("src/app.ts", APP.replace("line1 = 1", "line1 = 'main'"));

@@ -39,10 +39,34 @@ describe("size guards", () => {
   });
 
   const cases: readonly (readonly [string, (tree: WorkTreeWriter) => void, RegExp])[] = [
-    ["too many files", (tree) => { for (let i = 0; i < 40; i += 1) tree.write(`many/f${i}.txt`, "x\n"); }, /more than 30 files/],
-    ["too many bytes", (tree) => { tree.write("big.bin", Buffer.alloc(25_000, 1)); }, /more than 20000 bytes in total/],
-    ["a path too deep", (tree) => { tree.write("a/b/c/d/e/f/g.txt", "deep\n"); }, /a path deeper than 6 directories/],
-    ["a path too long", (tree) => { tree.write(`${"n".repeat(130)}.txt`, "long\n"); }, /a path longer than 120 bytes/],
+    [
+      "too many files",
+      (tree) => {
+        for (let i = 0; i < 40; i += 1) tree.write(`many/f${i}.txt`, "x\n");
+      },
+      /more than 30 files/,
+    ],
+    [
+      "too many bytes",
+      (tree) => {
+        tree.write("big.bin", Buffer.alloc(25_000, 1));
+      },
+      /more than 20000 bytes in total/,
+    ],
+    [
+      "a path too deep",
+      (tree) => {
+        tree.write("a/b/c/d/e/f/g.txt", "deep\n");
+      },
+      /a path deeper than 6 directories/,
+    ],
+    [
+      "a path too long",
+      (tree) => {
+        tree.write(`${"n".repeat(130)}.txt`, "long\n");
+      },
+      /a path longer than 120 bytes/,
+    ],
   ];
 
   it.each(cases)("refuses %s, with nothing left in jobs/", async (label, edit, message) => {

@@ -43,7 +43,8 @@ function job(overrides: Partial<ReviewJob>): ReviewJob {
     pullUpdatedAt: new Date(clock).toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),
-    trigger: "pull_request", reply: null,
+    trigger: "pull_request",
+    reply: null,
     ...overrides,
   };
 }
@@ -128,7 +129,10 @@ describe("the ordering of a PR's heads (recordLatestHead)", () => {
   it("records over a state written before times were kept (no `at`)", async () => {
     const pr = { repositoryId: 302, pullNumber: 1 };
     await connection.hset(`reviewbot:pr:${pr.repositoryId}.${pr.pullNumber}`, "head", A, "job", "review.legacy");
-    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: EARLIER }), "review.new")).toEqual({ kind: "recorded", previous: "review.legacy" });
+    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: EARLIER }), "review.new")).toEqual({
+      kind: "recorded",
+      previous: "review.legacy",
+    });
   });
 
   it("does not enqueue a stale job, and leaves the PR's waiting job in place", async () => {

@@ -27,9 +27,13 @@ interface PullFixture {
 
 async function pull(): Promise<PullFixture> {
   const upstream = createUpstream(await tempDir("ai-placement"));
-  upstream.commitOn("main", (tree) => { tree.write("src/tricky.ts", `${BASE.join("\n")}\n`); });
+  upstream.commitOn("main", (tree) => {
+    tree.write("src/tricky.ts", `${BASE.join("\n")}\n`);
+  });
   upstream.git(["branch", "--force", "fork", "main"]);
-  upstream.commitOn("fork", (tree) => { tree.write("src/tricky.ts", `${HEAD.join("\n")}\n`); });
+  upstream.commitOn("fork", (tree) => {
+    tree.write("src/tricky.ts", `${HEAD.join("\n")}\n`);
+  });
   const context = gitContext(upstream.home);
   const gitDir = join(upstream.dir, ".git");
   const diff = await computePullDiff(context, gitDir, upstream.rev("main"), upstream.rev("fork"));
@@ -56,7 +60,19 @@ describe("AI finding placement on a real PR", () => {
     // The attack is real: git's patch holds the header-like content lines.
     const patch = upstream.git(["diff", diff.fromSha, diff.headSha]);
     expect(patch.split("\n")).toEqual(expect.arrayContaining(["++ foo", "+++ b/evil", "+@@ -1 +1,99 @@", "--- a/evil"]));
-    expect(diff.files).toMatchObject([{ path: "src/tricky.ts", hunks: [{ start: 1, end: 15 }, { start: 34, end: 40 }], baseHunks: [{ start: 1, end: 13 }, { start: 32, end: 38 }] }]);
+    expect(diff.files).toMatchObject([
+      {
+        path: "src/tricky.ts",
+        hunks: [
+          { start: 1, end: 15 },
+          { start: 34, end: 40 },
+        ],
+        baseHunks: [
+          { start: 1, end: 13 },
+          { start: 32, end: 38 },
+        ],
+      },
+    ]);
 
     const placeable = [
       finding({ line: 7, anchorText: "const k4 = 4;" }),

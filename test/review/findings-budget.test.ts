@@ -9,7 +9,12 @@ const MiB = 1024 * 1024;
 // The worst event-loop delay allowed while a thread parses, and exceeded when the loop parses itself.
 const LAG_BOUND_MS = 250;
 const REQUEST: Omit<ExtractRequest, "output"> = {
-  format: "sarif", helper: "semgrep", mountPoint: "/work", cwd: ".", secrets: ["secret-value-123"], maxFindings: 5_000,
+  format: "sarif",
+  helper: "semgrep",
+  mountPoint: "/work",
+  cwd: ".",
+  secrets: ["secret-value-123"],
+  maxFindings: 5_000,
 };
 
 // 8 MB of `[],`: valid JSON whose every three bytes are an array, so that JSON.parse builds
@@ -48,7 +53,9 @@ describe("parsing a helper's output under a budget", () => {
 
   it("(control) reads benign real-sized output whole in the thread, under the smallest budget that holds it", async () => {
     expect(BENIGN.length).toBeGreaterThan(2_900_000);
-    const { result, maxLagMs } = await withEventLoopLag(() => parseUnderBudget({ ...REQUEST, output: Buffer.from(BENIGN) }, { timeoutMs: 10_000, memoryBytes: 64 * MiB }));
+    const { result, maxLagMs } = await withEventLoopLag(() =>
+      parseUnderBudget({ ...REQUEST, output: Buffer.from(BENIGN) }, { timeoutMs: 10_000, memoryBytes: 64 * MiB }),
+    );
     if (!result.ok) throw new Error(result.reason);
     expect(result.value.findings.map((f) => [f.path, f.line, f.severity])).toEqual(
       RESULTS.map(({ uri, line, rule }) => [uri, line, rule % 3 === 0 ? "error" : "warning"]),

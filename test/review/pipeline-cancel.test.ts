@@ -65,7 +65,10 @@ describe.each(REVIEW_ENGINES)("review pipeline: cancellation ($name)", (kind) =>
     const watch = watchCommandLines(10);
     const controller = new AbortController();
     const review = startReview({ helpers: [sleeper("first", first), sleeper("second", second)] }, controller.signal);
-    const outcome = review.then(() => "resolved", (err: unknown) => err);
+    const outcome = review.then(
+      () => "resolved",
+      (err: unknown) => err,
+    );
     expect(await eventually(async () => (await hostProcessesMarked(first)).length > 0, 30_000)).toBe(true);
     const aborted = performance.now();
     controller.abort();
@@ -84,7 +87,10 @@ describe.each(REVIEW_ENGINES)("review pipeline: cancellation ($name)", (kind) =>
     const watch = watchCommandLines(10);
     const controller = new AbortController();
     const review = startReview({ helpers: [sleeper("lint", helper)], contextScript: `#!/bin/sh\nexec sh -c 'sleep 60; : ${context}'\n` }, controller.signal);
-    const outcome = review.then(() => "resolved", (err: unknown) => err);
+    const outcome = review.then(
+      () => "resolved",
+      (err: unknown) => err,
+    );
     expect(await eventually(async () => (await hostProcessesMarked(context)).length > 0, 30_000)).toBe(true);
     const reason = new Error("superseded by a newer head");
     controller.abort(reason);

@@ -58,9 +58,13 @@ describe.each(REVIEW_ENGINES)("review pipeline: findings limits and missing prog
       },
     });
     // On the base after the fork point: `.ai/` is read from the base, the diff from the merge base.
-    upstream.commitOn("main", (tree) => {
-      tree.write(".ai/lint.py", "#!/usr/bin/python3\nprint('src/new.py:1: E1 never printed')\n", { executable: true });
-    }, "a python lint script");
+    upstream.commitOn(
+      "main",
+      (tree) => {
+        tree.write(".ai/lint.py", "#!/usr/bin/python3\nprint('src/new.py:1: E1 never printed')\n", { executable: true });
+      },
+      "a python lint script",
+    );
     report = await harness.review(upstream);
   }, 240_000);
   afterAll(async () => {
@@ -119,7 +123,9 @@ describe.each(REVIEW_ENGINES)("review pipeline: findings limits and missing prog
   it("says why a Python context script failed in an image without Python", () => {
     const context = review().context;
     expect(context).toMatchObject({ outcome: "failed", text: "" });
-    expect(context?.error).toMatch(/^program `python3` is not in image `base` \(localhost\/reviewbot\/base:latest\): the context script runs in the operator's defaultImage; the operator sets defaultImage to an image that has `python3`/);
+    expect(context?.error).toMatch(
+      /^program `python3` is not in image `base` \(localhost\/reviewbot\/base:latest\): the context script runs in the operator's defaultImage; the operator sets defaultImage to an image that has `python3`/,
+    );
     expect(review().errors).toContain(`context-script: ${context?.error ?? ""}`);
   });
 

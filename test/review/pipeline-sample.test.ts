@@ -31,9 +31,7 @@ describe.each(REVIEW_ENGINES)("review pipeline on the bundled sample ($name)", (
   it("keeps pre-existing issues in the helpers' own findings, not in the review's", () => {
     const report = review();
     const helperFindings = report.helpers.flatMap((h) => h.findings);
-    expect(where(helperFindings)).toEqual(
-      expect.arrayContaining(["app/calc.py:1 F401 warning", "web/greet.ts:5 @typescript-eslint/no-explicit-any error"]),
-    );
+    expect(where(helperFindings)).toEqual(expect.arrayContaining(["app/calc.py:1 F401 warning", "web/greet.ts:5 @typescript-eslint/no-explicit-any error"]));
     expect(report.findings.filter((f) => f.line === 1 || f.line === 5)).toEqual([]);
   });
 

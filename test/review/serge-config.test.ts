@@ -71,7 +71,10 @@ describe.each(REVIEW_ENGINES)("a serge config ($name)", (kind) => {
     it("runs every helper as written, in the python image", () => {
       const report = review();
       expect(report.config.errors).toEqual([]);
-      expect(report.helpers.map((h) => [h.name, h.image, h.outcome])).toEqual([["flake8", "python", "passed"], ["python_version", "python", "passed"]]);
+      expect(report.helpers.map((h) => [h.name, h.image, h.outcome])).toEqual([
+        ["flake8", "python", "passed"],
+        ["python_version", "python", "passed"],
+      ]);
       expect(helper(report, "python_version").stdout).toMatch(/^Python 3\.\d+\.\d+\n$/);
       expect(report.errors).toEqual([]);
     });

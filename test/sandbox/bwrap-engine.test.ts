@@ -96,9 +96,7 @@ describe("bwrap engine: isolation", () => {
       'echo "home=$(ls -A /home | wc -l)"',
     ].join("\n");
     const result = await bwrap.engine.run(shellSpec(bwrap.worktree, script));
-    expect(result.stdout.toString()).toBe(
-      "hello from the work tree\nwork=read-only\nroot=read-only\netc=read-only\nhost=hidden\nhome=0\n",
-    );
+    expect(result.stdout.toString()).toBe("hello from the work tree\nwork=read-only\nroot=read-only\netc=read-only\nhost=hidden\nhome=0\n");
     await expect(access(join(bwrap.worktree, "x"))).rejects.toThrow();
   });
 

@@ -42,7 +42,26 @@ describe("image rootfs", () => {
 
     expect(await readFile(join(own.rootfs, "etc/passwd"), "utf8")).toMatch(/^[^:]+:[^:]*:10001:10001:/m);
     // Owned by the worker, nothing setuid/setgid, nothing writable by group or others, no devices.
-    const { stdout: unsafe } = await run("find", [own.rootfs, "(", "!", "-user", "root", "-o", "-perm", "/6022", "-o", "-type", "c", "-o", "-type", "b", ")", "!", "-type", "l"]);
+    const { stdout: unsafe } = await run("find", [
+      own.rootfs,
+      "(",
+      "!",
+      "-user",
+      "root",
+      "-o",
+      "-perm",
+      "/6022",
+      "-o",
+      "-type",
+      "c",
+      "-o",
+      "-type",
+      "b",
+      ")",
+      "!",
+      "-type",
+      "l",
+    ]);
     expect(unsafe).toBe("");
     for (const mountPoint of ["work", "tmp", "proc", "dev", "sys/fs/cgroup/memory", "sys/fs/cgroup/pids"]) {
       expect((await readdir(join(own.rootfs, mountPoint))).length, mountPoint).toBe(0);

@@ -5,7 +5,11 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CGROUP_LAYOUT } from "@reviewbot/sandbox/cgroup-limits";
 import { reapStaleRunCgroups } from "@reviewbot/sandbox/cgroup-v1";
 
-const exists = (path: string): Promise<boolean> => access(path).then(() => true, () => false);
+const exists = (path: string): Promise<boolean> =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 describe("run cgroup janitor", () => {
   it("removes run cgroups a crashed worker left behind and spares young ones", async () => {

@@ -122,7 +122,13 @@ describe.each(CONTAINER_ENGINES)("container engine ($name, rootful, through its 
       Cmd: ["true"],
       Labels: { [LABELS.managed]: "true", [LABELS.job]: JOB_ID, [LABELS.deadline]: String(Date.now() - 3_600_000) },
     });
-    const withJanitor = await createContainerEngine({ kind: name, socketPath: fixture.socketPath, stateDir, containersConf: CONTAINERS_CONF, janitorIntervalMs: 60_000 });
+    const withJanitor = await createContainerEngine({
+      kind: name,
+      socketPath: fixture.socketPath,
+      stateDir,
+      containersConf: CONTAINERS_CONF,
+      janitorIntervalMs: 60_000,
+    });
     await withJanitor.close();
     expect(await ourContainers()).not.toContain(stale.id);
   });

@@ -23,10 +23,20 @@ import { reachableTempDir } from "../support/temp-dirs.js";
 // run's container is named after its uid, and a second container of that name is refused.
 
 /** An engine as a worker behind `socketPath` makes it, with a state directory of its own. */
-async function socketEngine(kind: "podman" | "docker", socketPath: string, extra: Partial<ContainerEngineConfig> = {}): Promise<{ engine: ContainerEngine; close(): Promise<void> }> {
+async function socketEngine(
+  kind: "podman" | "docker",
+  socketPath: string,
+  extra: Partial<ContainerEngineConfig> = {},
+): Promise<{ engine: ContainerEngine; close(): Promise<void> }> {
   const stateDir = extra.stateDir ?? (await mkdtemp(join(tmpdir(), "reviewbot-socket-worker-")));
   const engine = await createContainerEngine({ kind, socketPath, stateDir, containersConf: CONTAINERS_CONF, ...extra });
-  return { engine, close: async () => { await engine.close(); await rm(stateDir, { recursive: true, force: true }); } };
+  return {
+    engine,
+    close: async () => {
+      await engine.close();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
 }
 
 describe.each(CONTAINER_ENGINES)("workers sharing a rootful $name daemon through its socket", ({ name, open }) => {
@@ -71,7 +81,9 @@ describe.each(CONTAINER_ENGINES)("workers sharing a rootful $name daemon through
       // background, after the result), both uids serve again, one run each in flight.
       await squatter.remove({ force: true });
       await untilNoContainers(daemon.docker, 30_000);
-      const again = await Promise.all([0, 1].map((i) => holdHelper(`${name} (two uids)`, worker.engine, daemon.worktree, `again-${String(i)}-${randomUUID()}`)));
+      const again = await Promise.all(
+        [0, 1].map((i) => holdHelper(`${name} (two uids)`, worker.engine, daemon.worktree, `again-${String(i)}-${randomUUID()}`)),
+      );
       expect(again.flatMap(hostUids).sort()).toEqual([range.first, range.first + 1]);
       await Promise.all(again.map((helper) => helper.done));
     } finally {
@@ -81,7 +93,11 @@ describe.each(CONTAINER_ENGINES)("workers sharing a rootful $name daemon through
   });
 });
 
-const ROOTLESS: readonly { readonly name: string; readonly kind: "podman" | "docker"; readonly start: (images: readonly string[]) => Promise<RootlessEngine> }[] = [
+const ROOTLESS: readonly {
+  readonly name: string;
+  readonly kind: "podman" | "docker";
+  readonly start: (images: readonly string[]) => Promise<RootlessEngine>;
+}[] = [
   { name: "podman", kind: "podman", start: startRootlessPodman },
   { name: "docker", kind: "docker", start: startRootlessDocker },
 ];
@@ -121,7 +137,9 @@ describe.each(ROOTLESS)("helpers on a rootless $name daemon", ({ name, kind, sta
     expect(engine.runsInstalls).toBe(false);
     const target = await mkdtemp(join(stateDir, "install-"));
     const worktree = await reachableTempDir("rootless-install");
-    await expect(engine.run(shellSpec(worktree, "touch /opt/reviewbot/deps/x", { mounts: [{ source: target, target: "/opt/reviewbot/deps", writable: true }] }))).rejects.toMatchObject({
+    await expect(
+      engine.run(shellSpec(worktree, "touch /opt/reviewbot/deps/x", { mounts: [{ source: target, target: "/opt/reviewbot/deps", writable: true }] })),
+    ).rejects.toMatchObject({
       code: "POLICY_DENIED",
       message: expect.stringContaining("writable mount needs a run uid of its own") as unknown,
     });

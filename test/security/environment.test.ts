@@ -21,7 +21,12 @@ const suite = useAttackSuite({ attacks: ATTACKS });
 /** The `NAME=value` lines of one `== section` of the case's output. */
 function section(out: string, name: string): string[] {
   const after = out.split(`== ${name}\n`)[1] ?? "";
-  return after.split("\n== ")[0]?.split("\n").filter((line) => line !== "") ?? [];
+  return (
+    after
+      .split("\n== ")[0]
+      ?.split("\n")
+      .filter((line) => line !== "") ?? []
+  );
 }
 
 describe("negative control: the same case on the host", () => {
@@ -45,7 +50,9 @@ describe.each(ISOLATION_ENGINES)("environment attacks on $name", (underAttack) =
       for (const dir of hostPath) expect(lines.join("\n"), `${name} shows the worker's PATH entry ${dir}`).not.toContain(dir);
       if (name === "cmdline") continue;
       const names = lines.map((line) => line.split("=", 1)[0] ?? "");
-      const foreign = names.filter((variable) => !Object.hasOwn(SANDBOX_BASE_ENV, variable) && variable !== "REVIEWBOT_CASE" && !ENGINE_ADDED.includes(variable));
+      const foreign = names.filter(
+        (variable) => !Object.hasOwn(SANDBOX_BASE_ENV, variable) && variable !== "REVIEWBOT_CASE" && !ENGINE_ADDED.includes(variable),
+      );
       expect(foreign, `${name}: variables the sandbox was not given`).toEqual([]);
     }
     expect(section(run.out, "env")).toEqual(expect.arrayContaining(Object.entries(SANDBOX_BASE_ENV).map(([name, value]) => `${name}=${value}`)));

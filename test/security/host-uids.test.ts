@@ -54,9 +54,7 @@ describe.each(ENGINES_UNDER_ATTACK)("host uids of concurrent helpers on $name", 
     try {
       expect(await reachable(name)).toBe(true);
       const worktree = await reachableTempDir("host-uids-lease");
-      const result = await engine.opened.engine.run(
-        sandboxSpec(worktree, ["python3", "-c", LEASE_ATTACK, name], { image: PYTHON_IMAGE }),
-      );
+      const result = await engine.opened.engine.run(sandboxSpec(worktree, ["python3", "-c", LEASE_ATTACK, name], { image: PYTHON_IMAGE }));
       const out = result.stdout.toString("utf8");
       expect(out, result.stderr.toString("utf8")).toMatch(/^connect=refused \d+$/m);
       // Bound in the helper's own network namespace, if at all: the host's lease is untouched.
@@ -79,11 +77,18 @@ describe("a uid pool that runs out (negative control: fail closed, never share)"
   it("refuses a second run in flight when the pool has one uid, and runs it once the first is done", async () => {
     const worktree = await reachableTempDir("host-uids-one");
     const cacheDir = await reachableTempDir("host-uids-cache");
-    const uids = await HostUidPool.create({ first: DEFAULT_SANDBOX_UIDS.first + DEFAULT_SANDBOX_UIDS.count - 1, count: 1 }, undefined, `reviewbot-test-one-${randomUUID()}`);
+    const uids = await HostUidPool.create(
+      { first: DEFAULT_SANDBOX_UIDS.first + DEFAULT_SANDBOX_UIDS.count - 1, count: 1 },
+      undefined,
+      `reviewbot-test-one-${randomUUID()}`,
+    );
     const engine = await BwrapEngine.create({ images: [BASE_IMAGE], cacheDir, uids });
     try {
       const first = await holdHelper("bwrap (one uid)", engine, worktree, `only-${randomUUID()}`);
-      await expect(engine.run(shellSpec(worktree, "true"))).rejects.toMatchObject({ code: "SANDBOX_UNAVAILABLE", message: expect.stringContaining("is held") as unknown });
+      await expect(engine.run(shellSpec(worktree, "true"))).rejects.toMatchObject({
+        code: "SANDBOX_UNAVAILABLE",
+        message: expect.stringContaining("is held") as unknown,
+      });
       await first.done;
       await expect(engine.run(shellSpec(worktree, "echo again"))).resolves.toMatchObject({ exitCode: 0 });
     } finally {

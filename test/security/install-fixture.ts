@@ -25,7 +25,10 @@ USER 10001:10001
 /** Builds {@link NPM_IMAGE} unless it is present. Podman runs outside the repository (conmon's `oom` file). */
 export async function ensureNpmImage(): Promise<void> {
   const env = { ...process.env, CONTAINERS_CONF };
-  const present = await run("podman", ["image", "exists", NPM_IMAGE], { env, cwd: tmpdir() }).then(() => true, () => false);
+  const present = await run("podman", ["image", "exists", NPM_IMAGE], { env, cwd: tmpdir() }).then(
+    () => true,
+    () => false,
+  );
   if (present) return;
   const context = await mkdtemp(join(tmpdir(), "reviewbot-npm-image-"));
   try {
@@ -37,4 +40,3 @@ export async function ensureNpmImage(): Promise<void> {
     await rm(context, { recursive: true, force: true });
   }
 }
-

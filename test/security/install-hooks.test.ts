@@ -100,7 +100,14 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
   function review(operator: OperatorPolicy, target: { readonly dir: string } = upstream, withRuntime = true, on: SandboxEngine = engine): Promise<Report> {
     const request = { ...forkRequest(target, { label: `install-${randomUUID().slice(0, 8)}` }), filterMode: "nofilter" as const };
     const installHooks = withRuntime ? { registryDir: proxy.dir, cache: deps, images: engine } : undefined;
-    return reviewPullRequest(request, { cache, engine: on, operator, logger: silentLogger(), secrets: [], ...(installHooks === undefined ? {} : { installHooks }) });
+    return reviewPullRequest(request, {
+      cache,
+      engine: on,
+      operator,
+      logger: silentLogger(),
+      secrets: [],
+      ...(installHooks === undefined ? {} : { installHooks }),
+    });
   }
 
   it("runs the install once in its own sandbox, and the helper requires what it installed", async () => {
@@ -111,7 +118,10 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
     // Both helpers name the same install: one sandbox ran it (whichever helper came first), the
     // other helper waited for it.
     expect(helper(report, INSPECTS).install?.status).toBe("installed");
-    const installs = [...(await containerEvents(docker, LABELS.helper, `${USES_DEP}.install`, since)), ...(await containerEvents(docker, LABELS.helper, `${INSPECTS}.install`, since))];
+    const installs = [
+      ...(await containerEvents(docker, LABELS.helper, `${USES_DEP}.install`, since)),
+      ...(await containerEvents(docker, LABELS.helper, `${INSPECTS}.install`, since)),
+    ];
     expect(installs.filter((action) => action === "create")).toHaveLength(1);
     expect(installs).toContain("start");
     expect(decisions.filter((d) => d.allowed).map((d) => d.target)).toContain(`${REGISTRY}:443`);
@@ -141,7 +151,10 @@ describe("install hooks (rootful Podman, registry-only egress)", () => {
   });
 
   it("the install sandbox reaches the allowlisted registry through the proxy and nothing else", async () => {
-    const hostIp = Object.values(networkInterfaces()).flat().find((i) => i?.family === "IPv4" && !i.internal)?.address ?? "192.0.2.2";
+    const hostIp =
+      Object.values(networkInterfaces())
+        .flat()
+        .find((i) => i?.family === "IPv4" && !i.internal)?.address ?? "192.0.2.2";
     const registryIp = (await lookup(REGISTRY, { family: 4 })).address;
     const accepted: string[] = [];
     const listener: Server = createServer((socket) => {
@@ -296,8 +309,16 @@ describe("install hooks under bubblewrap", () => {
       await mkdir(join(root, "x"), { recursive: true });
       // Even asked directly, the engine refuses mounts rather than run without them.
       await expect(
-        opened.engine.run({ argv: ["true"], image: REVIEW_OPERATOR.images.node ?? "", worktree: join(root, "x"), cwd: ".", env: {}, limits: TEST_LIMITS,
-          labels: { jobId: "x", helper: "x" }, mounts: [{ source: root, target: DEPS_MOUNT, writable: true }] }),
+        opened.engine.run({
+          argv: ["true"],
+          image: REVIEW_OPERATOR.images.node ?? "",
+          worktree: join(root, "x"),
+          cwd: ".",
+          env: {},
+          limits: TEST_LIMITS,
+          labels: { jobId: "x", helper: "x" },
+          mounts: [{ source: root, target: DEPS_MOUNT, writable: true }],
+        }),
       ).rejects.toMatchObject({ code: "POLICY_DENIED" });
     } finally {
       await opened.close();

@@ -36,10 +36,7 @@ const ATTACKS = {
   "no-network": NO_NETWORK,
   tcp: `${NO_NETWORK}\nexec bash attacks/tcp-connect.bash`,
   redis: `${NO_NETWORK}\nexec bash attacks/redis-write.bash`,
-  dns: [
-    NO_NETWORK,
-    "if getent hosts example.com; then echo dns=resolved; else echo dns=failed; fi",
-  ].join("\n"),
+  dns: [NO_NETWORK, "if getent hosts example.com; then echo dns=resolved; else echo dns=failed; fi"].join("\n"),
 };
 
 const suite = useAttackSuite({

@@ -22,9 +22,14 @@ const PIDS_MAX = "cat /sys/fs/cgroup/pids/pids.max";
 
 const ATTACKS = {
   trivial: "echo ok",
-  "fork-bomb": [requireLimit("pids_max", PIDS_MAX, String(TEST_LIMITS.pids)), "exec 2>/dev/null", "bomb() { bomb | bomb & }", "bomb",
+  "fork-bomb": [
+    requireLimit("pids_max", PIDS_MAX, String(TEST_LIMITS.pids)),
+    "exec 2>/dev/null",
+    "bomb() { bomb | bomb & }",
+    "bomb",
     // dash exits when it cannot fork; spinning without forking keeps the attack going to the deadline.
-    "while :; do :; done"].join("\n"),
+    "while :; do :; done",
+  ].join("\n"),
   "memory-hog": [
     requireLimit("memory_limit", "cat /sys/fs/cgroup/memory/memory.limit_in_bytes", String(TEST_LIMITS.memoryBytes)),
     "x=$(head -c 400000000 /dev/zero | tr '\\0' a)",
@@ -60,9 +65,9 @@ const ATTACKS = {
     "import errno, os",
     "fds = []",
     "try:",
-    "    while True: fds.append(os.open(\"/dev/null\", os.O_RDONLY))",
+    '    while True: fds.append(os.open("/dev/null", os.O_RDONLY))',
     "except OSError as e:",
-    "    print(f\"opened={len(fds)}\"); print(f\"errno={errno.errorcode[e.errno]}\")",
+    '    print(f"opened={len(fds)}"); print(f"errno={errno.errorcode[e.errno]}")',
     "'",
   ].join("\n"),
 };

@@ -37,7 +37,13 @@ const CASES: readonly RootlessCase[] = [
     async rootful() {
       const stateDir = await mkdtemp(join(tmpdir(), "reviewbot-rootful-"));
       const engine = await createContainerEngine({ kind: "podman", stateDir, containersConf: CONTAINERS_CONF });
-      return { engine, close: async () => { await engine.close(); await rm(stateDir, { recursive: true, force: true }); } };
+      return {
+        engine,
+        close: async () => {
+          await engine.close();
+          await rm(stateDir, { recursive: true, force: true });
+        },
+      };
     },
   },
   {
@@ -93,7 +99,9 @@ describe.each(CASES)("rootless $name on this cgroup v1 host", (kind) => {
   it("keeps every other check the probe makes: user, capabilities, seccomp, network, read-only mounts", () => {
     const held = report.checks.filter((check) => !kind.notApplied.includes(check.name));
     expect(held.filter((check) => !check.ok)).toEqual([]);
-    expect(held.map((check) => check.name)).toEqual(expect.arrayContaining(["non-root user", "capabilities", "seccomp", "network", "read-only root", "no user namespaces"]));
+    expect(held.map((check) => check.name)).toEqual(
+      expect.arrayContaining(["non-root user", "capabilities", "seccomp", "network", "read-only root", "no user namespaces"]),
+    );
   });
 
   it("the readiness probe reports exactly the limits not applied, and what to do", () => {
@@ -102,12 +110,17 @@ describe.each(CASES)("rootless $name on this cgroup v1 host", (kind) => {
     expect(report.reason).toMatch(/memory limit: \d+ \(limit not applied; expected at most 134217728\)/);
     expect(report.reason).toMatch(/pids limit: \S+ \(limit not applied; expected at most 64\)/);
     // What to do (probe-checks.ts CGROUP_LIMITS_HINT), once, at the end.
-    expect(report.reason).toMatch(/\(limit not applied; expected at most \d+\); to apply memory and pids limits, run a rootful engine, or a rootless one on a cgroup v2 host whose systemd delegates the memory, pids and cpu controllers to its user \(docs\/deployment\.md, "Rootless engines"\)$/);
+    expect(report.reason).toMatch(
+      /\(limit not applied; expected at most \d+\); to apply memory and pids limits, run a rootful engine, or a rootless one on a cgroup v2 host whose systemd delegates the memory, pids and cpu controllers to its user \(docs\/deployment\.md, "Rootless engines"\)$/,
+    );
   });
 
   it("under require the engine is refused, with the probe's reason", () => {
     expect(() => selectEngine("require", [{ engine: engine ?? unsandboxed, probe: report }], unsandboxed)).toThrow(
-      expect.objectContaining({ code: "SANDBOX_UNAVAILABLE", message: expect.stringMatching(/memory limit:.*cgroup v2 host whose systemd delegates/) as unknown }),
+      expect.objectContaining({
+        code: "SANDBOX_UNAVAILABLE",
+        message: expect.stringMatching(/memory limit:.*cgroup v2 host whose systemd delegates/) as unknown,
+      }),
     );
   });
 

@@ -51,7 +51,15 @@ const RUN_CASES: readonly RunCase[] = [
   { name: "cwd-nested", cwd: "pkg/a/b", command: [".ai/lint.sh"], ran: ".ai/lint.sh", argv0: ".ai/lint.sh", at: "pkg/a/b", planted: "pkg/a/b/.ai/lint.sh" },
   { name: "dot-slash", cwd: "src", command: ["./.ai/lint.sh"], ran: ".ai/lint.sh", argv0: ".ai/lint.sh", at: "src", planted: "src/.ai/lint.sh" },
   { name: "sh-arg", cwd: "src", command: ["sh", ".ai/run.sh"], ran: ".ai/run.sh", argv0: ".ai/run.sh", at: "src", planted: "src/.ai/run.sh" },
-  { name: "bash-dot-slash-arg", cwd: "pkg/a/b", command: ["bash", "./.ai/run.sh"], ran: ".ai/run.sh", argv0: ".ai/run.sh", at: "pkg/a/b", planted: "pkg/a/b/.ai/run.sh" },
+  {
+    name: "bash-dot-slash-arg",
+    cwd: "pkg/a/b",
+    command: ["bash", "./.ai/run.sh"],
+    ran: ".ai/run.sh",
+    argv0: ".ai/run.sh",
+    at: "pkg/a/b",
+    planted: "pkg/a/b/.ai/run.sh",
+  },
   { name: "python-arg", cwd: "src", command: ["python3", ".ai/x.py"], image: "python", ran: ".ai/x.py", argv0: ".ai/x.py", at: "src", planted: "src/.ai/x.py" },
   // The PR's lib/.ai is a file: `python3 .ai` ran it; the base's .ai/ is a package with __main__.py.
   { name: "python-dir", cwd: "lib", command: ["python3", ".ai"], image: "python", ran: ".ai/__main__.py", argv0: ".ai", at: "lib", planted: "lib/.ai" },
@@ -68,19 +76,44 @@ interface RefusedCase extends Case {
 
 const NOT_FROM_ROOT = "mentions .ai other than as a path .ai/… from the repository root";
 const REFUSED_CASES: readonly RefusedCase[] = [
-  { name: "dotdot-arg", command: ["sh", ".ai/../x.sh"], field: "command[1]", reason: '".ai/../x.sh" leaves .ai/ after normalisation (to "x.sh")', planted: "x.sh" },
-  { name: "dotdot-program", command: [".ai/../x.sh"], field: "command[0]", reason: '".ai/../x.sh" leaves .ai/ after normalisation (to "x.sh")', planted: "x.sh" },
+  {
+    name: "dotdot-arg",
+    command: ["sh", ".ai/../x.sh"],
+    field: "command[1]",
+    reason: '".ai/../x.sh" leaves .ai/ after normalisation (to "x.sh")',
+    planted: "x.sh",
+  },
+  {
+    name: "dotdot-program",
+    command: [".ai/../x.sh"],
+    field: "command[0]",
+    reason: '".ai/../x.sh" leaves .ai/ after normalisation (to "x.sh")',
+    planted: "x.sh",
+  },
   { name: "nested-arg", command: ["sh", "src/.ai/run.sh"], field: "command[1]", reason: NOT_FROM_ROOT, planted: "src/.ai/run.sh" },
   { name: "parent-arg", cwd: "pkg/a/b", command: ["sh", "../.ai/run.sh"], field: "command[1]", reason: NOT_FROM_ROOT, planted: "pkg/a/.ai/run.sh" },
   { name: "shell-string", command: ["sh", "-c", "cd src && sh .ai/run.sh"], field: "command[2]", reason: NOT_FROM_ROOT, planted: "src/.ai/run.sh" },
-  { name: "nested-cwd", cwd: "nest/.ai", command: [".ai/lint.sh"], field: "cwd", reason: 'lies inside "nest/.ai", which the PR controls', planted: "nest/.ai/.ai/lint.sh" },
+  {
+    name: "nested-cwd",
+    cwd: "nest/.ai",
+    command: [".ai/lint.sh"],
+    field: "cwd",
+    reason: 'lies inside "nest/.ai", which the PR controls',
+    planted: "nest/.ai/.ai/lint.sh",
+  },
 ];
 
 const CASES: readonly Case[] = [...RUN_CASES, ...REFUSED_CASES];
 
 /** The base's `.ai/`: one helper per case, and the real scripts. */
 function writeBase(tree: WorkTreeWriter): void {
-  const helpers = CASES.map(({ name, cwd, command, image }) => ({ name, description: `layer 2 case ${name}`, command, ...(cwd === undefined ? {} : { cwd }), ...(image === undefined ? {} : { image }) }));
+  const helpers = CASES.map(({ name, cwd, command, image }) => ({
+    name,
+    description: `layer 2 case ${name}`,
+    command,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(image === undefined ? {} : { image }),
+  }));
   tree.write(".ai/review-tools.json", `${JSON.stringify({ helpers }, null, 2)}\n`);
   for (const file of [".ai/lint.sh", ".ai/run.sh", ".ai/context-script"]) tree.write(file, realSh(file), { executable: true });
   tree.write(".ai/x.py", realPy(".ai/x.py"));
@@ -90,7 +123,16 @@ function writeBase(tree: WorkTreeWriter): void {
 /** The PR: a hostile script wherever a bypass could land, and the fork's own top-level .ai/. */
 function writeFork(tree: WorkTreeWriter): void {
   const scripts = ["src/.ai/lint.sh", "src/.ai/run.sh", "pkg/.ai/lint.sh", "pkg/a/.ai/run.sh", "pkg/a/b/.ai/lint.sh", "pkg/a/b/.ai/run.sh"];
-  for (const file of [...scripts, "nest/.ai/.ai/lint.sh", "evil/lint.sh", "evil/run.sh", "x.sh", ".ai/lint.sh", ".ai/context-script", "src/.ai/context-script"]) {
+  for (const file of [
+    ...scripts,
+    "nest/.ai/.ai/lint.sh",
+    "evil/lint.sh",
+    "evil/run.sh",
+    "x.sh",
+    ".ai/lint.sh",
+    ".ai/context-script",
+    "src/.ai/context-script",
+  ]) {
     tree.write(file, forgedSh(file), { executable: true });
   }
   tree.write("src/.ai/x.py", forgedPy("src/.ai/x.py"));

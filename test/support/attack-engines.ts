@@ -29,7 +29,10 @@ export interface OpenedEngine {
 }
 
 const uid10001 = (uid: number): boolean => uid === 10001;
-const poolUid = (range: HostUidRange | undefined) => (uid: number): boolean => range !== undefined && inRange(range, uid);
+const poolUid =
+  (range: HostUidRange | undefined) =>
+  (uid: number): boolean =>
+    range !== undefined && inRange(range, uid);
 
 export interface EngineUnderAttack {
   readonly name: string;
@@ -100,7 +103,12 @@ const rootlessPodman: EngineUnderAttack = {
   async open(images) {
     const rootless = await startRootlessPodman(images);
     try {
-      const engine = await createContainerEngine({ kind: "podman", socketPath: rootless.socketPath, stateDir: rootless.stateDir, containersConf: CONTAINERS_CONF });
+      const engine = await createContainerEngine({
+        kind: "podman",
+        socketPath: rootless.socketPath,
+        stateDir: rootless.stateDir,
+        containersConf: CONTAINERS_CONF,
+      });
       return {
         label: rootlessPodman.name,
         engine,

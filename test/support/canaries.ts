@@ -7,11 +7,7 @@ import { expect } from "vitest";
 export const CANARY_ENV_NAME = "REVIEWBOT_TEST_APP_KEY";
 
 /** Files the worker user (root) can read, as an App key, an SSH key and the worker's config would be. */
-export const CANARY_PATHS = [
-  "/etc/reviewbot/app-key.pem",
-  "/root/.ssh/id_reviewbot_canary",
-  "/var/lib/reviewbot-canary/github-app.private-key.pem",
-] as const;
+export const CANARY_PATHS = ["/etc/reviewbot/app-key.pem", "/root/.ssh/id_reviewbot_canary", "/var/lib/reviewbot-canary/github-app.private-key.pem"] as const;
 
 export interface Canaries {
   /** Every planted secret value. */

@@ -47,7 +47,10 @@ export async function writeComposeDeployment(dir: string, privateKeyPem: string,
     passwords[role] = randomBytes(32).toString("hex");
     await secret(`redis-${role}-password`, `${passwords[role]}\n`);
   }
-  const acl = await run(join(INFRA, "redis", "render-acl.sh"), ["api", "worker", "admin"].map((role) => join(secrets, `redis-${role}-password`)));
+  const acl = await run(
+    join(INFRA, "redis", "render-acl.sh"),
+    ["api", "worker", "admin"].map((role) => join(secrets, `redis-${role}-password`)),
+  );
   await secret("redis-users.acl", acl.stdout);
   for (const name of await readdir(secrets)) {
     const owner = WORKER_SECRETS.has(name) ? workerUid : APP_UID;

@@ -75,7 +75,7 @@ export function composeProject(options: ComposeProjectOptions): ComposeProject {
       ]);
       return {
         containers: containers.flatMap((container) => container.Names),
-        volumes: (volumes.Volumes as { Name: string }[] | null ?? []).map((volume) => volume.Name),
+        volumes: ((volumes.Volumes as { Name: string }[] | null) ?? []).map((volume) => volume.Name),
         networks: networks.map((network) => network.Name),
       };
     },

@@ -23,7 +23,13 @@ export const LOAD_DOCKER = fileURLToPath(new URL("../../infra/images/load-docker
 export async function openDockerEngine(label: string): Promise<ContainerEngineFixture> {
   const stateDir = await mkdtemp(join(tmpdir(), `reviewbot-docker-${label}-`));
   const worktree = await reachableTempDir("worktree");
-  const engine = await createContainerEngine({ kind: "docker", stateDir, dockerDataRoot: TEST_DOCKER_DATA_ROOT, containersConf: CONTAINERS_CONF, uids: await sandboxUidPool() });
+  const engine = await createContainerEngine({
+    kind: "docker",
+    stateDir,
+    dockerDataRoot: TEST_DOCKER_DATA_ROOT,
+    containersConf: CONTAINERS_CONF,
+    uids: await sandboxUidPool(),
+  });
   try {
     // Any API call starts the engine's dockerd; the script then loads what is missing through it.
     await engine.imageId(BASE_IMAGE).catch(() => "");

@@ -59,12 +59,7 @@ export interface AsyncGitResult {
  * Runs git without blocking the event loop: needed whenever git talks to a server that lives in
  * this same process (the HTTP git server, a TCP listener).
  */
-export function gitAsync(
-  home: string,
-  cwd: string,
-  args: readonly string[],
-  env: Readonly<Record<string, string>> = {},
-): Promise<AsyncGitResult> {
+export function gitAsync(home: string, cwd: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<AsyncGitResult> {
   const child = spawn("git", args, { cwd, env: isolatedGitEnv(home, env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";

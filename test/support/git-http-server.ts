@@ -86,13 +86,7 @@ function sameBytes(a: Buffer, b: Buffer): boolean {
 }
 
 /** Runs `git http-backend` for one request (RFC 3875 variables in, CGI headers and body out). */
-function serveCgi(
-  options: GitHttpServerOptions,
-  url: URL,
-  req: IncomingMessage,
-  res: ServerResponse,
-  record: (status: number) => void,
-): void {
+function serveCgi(options: GitHttpServerOptions, url: URL, req: IncomingMessage, res: ServerResponse, record: (status: number) => void): void {
   const cgiEnv: Record<string, string> = {
     GIT_PROJECT_ROOT: options.projectRoot,
     GIT_HTTP_EXPORT_ALL: "1",

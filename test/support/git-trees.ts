@@ -54,19 +54,11 @@ export function nestTree(repo: FixtureRepo, names: readonly string[], leaf: Tree
  * `treeish` with entries set (or removed, for `mode: null`) at full paths, through a scratch index:
  * `update-index --index-info -z` takes any byte in a path and any mode, including 120000 and 160000.
  */
-export function treeWithPaths(
-  repo: FixtureRepo,
-  treeish: string,
-  entries: readonly PathEntry[],
-  removals: readonly string[] = [],
-): string {
+export function treeWithPaths(repo: FixtureRepo, treeish: string, entries: readonly PathEntry[], removals: readonly string[] = []): string {
   const env = { GIT_INDEX_FILE: join(repo.dir, ".git", `fixture-index-${process.pid}`) };
   repo.git(["read-tree", treeish], { env });
   const zero = "0".repeat(40);
-  const lines = [
-    ...removals.map((path) => `0 ${zero}\t${path}\0`),
-    ...entries.map((entry) => `${entry.mode} ${entry.sha}\t${entry.path}\0`),
-  ];
+  const lines = [...removals.map((path) => `0 ${zero}\t${path}\0`), ...entries.map((entry) => `${entry.mode} ${entry.sha}\t${entry.path}\0`)];
   repo.git(["update-index", "-z", "--index-info"], { input: lines.join(""), env });
   return repo.git(["write-tree", "--missing-ok"], { env });
 }
@@ -86,7 +78,11 @@ export function gitBombTree(repo: FixtureRepo, fanout: number, depth: number): s
 
 /** The top-level entries of `treeish`, as {@link makeTree} takes them. */
 export function rootEntries(repo: FixtureRepo, treeish: string): TreeEntry[] {
-  const records = repo.gitBytes(["ls-tree", "-z", treeish]).toString("utf8").split("\0").filter((r) => r !== "");
+  const records = repo
+    .gitBytes(["ls-tree", "-z", treeish])
+    .toString("utf8")
+    .split("\0")
+    .filter((r) => r !== "");
   return records.map((record) => {
     const tab = record.indexOf("\t");
     const [mode = "", , sha = ""] = record.slice(0, tab).split(" ");

@@ -12,8 +12,7 @@ const tokens = (text: string): string[] => text.replace(/#[^\n]*/g, "").match(TO
 
 /** A selection written as GraphQL, `$_` standing for any variable and `__N__` for a number, as a pattern over tokens. */
 function selection(text: string): RegExp {
-  const part = (token: string): string =>
-    token === "$_" ? "\\$(\\w+)" : token === "__N__" ? "(\\d+)" : token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const part = (token: string): string => (token === "$_" ? "\\$(\\w+)" : token === "__N__" ? "(\\d+)" : token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${tokens(text).map(part).join(" ")}$`);
 }
 
@@ -37,10 +36,16 @@ const cursorOf = (index: number): string => Buffer.from(`cursor:${index}`).toStr
 export function graphqlRoute(state: StandInState): StandInRoute {
   const threadsPage = (token: MintedToken, [owner, name, number, first, after]: string[], variables: Variables): GraphqlAnswer => {
     const repository = `${String(variables[owner ?? ""])}/${String(variables[name ?? ""])}`;
-    if (!tokenReaches(state, token, repository)) return { data: { repository: null }, ...failure(`Could not resolve to a Repository with the name '${repository}'.`, "NOT_FOUND", ["repository"]) };
-    if (!tokenGrants(token, ["pull_requests", "read"])) return { data: { repository: { pullRequest: null } }, ...failure(FORBIDDEN, "FORBIDDEN", ["repository", "pullRequest"]) };
+    if (!tokenReaches(state, token, repository))
+      return { data: { repository: null }, ...failure(`Could not resolve to a Repository with the name '${repository}'.`, "NOT_FOUND", ["repository"]) };
+    if (!tokenGrants(token, ["pull_requests", "read"]))
+      return { data: { repository: { pullRequest: null } }, ...failure(FORBIDDEN, "FORBIDDEN", ["repository", "pullRequest"]) };
     const key = `${repository}#${String(variables[number ?? ""])}`;
-    if (!state.pulls.has(key)) return { data: { repository: { pullRequest: null } }, ...failure(`Could not resolve to a PullRequest with the number of ${String(variables[number ?? ""])}.`, "NOT_FOUND", ["repository", "pullRequest"]) };
+    if (!state.pulls.has(key))
+      return {
+        data: { repository: { pullRequest: null } },
+        ...failure(`Could not resolve to a PullRequest with the number of ${String(variables[number ?? ""])}.`, "NOT_FOUND", ["repository", "pullRequest"]),
+      };
     const size = Number(first);
     if (size > 100) return failure(`Requesting ${size} records on the \`reviewThreads\` connection exceeds the \`first\` limit of 100 records.`);
     const cursor = variables[after ?? ""] ?? null;
@@ -62,9 +67,13 @@ export function graphqlRoute(state: StandInState): StandInRoute {
     const thread = state.threads.get(threadId);
     const repository = thread?.pull.slice(0, thread.pull.lastIndexOf("#"));
     if (thread === undefined || repository === undefined || !tokenReaches(state, token, repository)) {
-      return { data: { resolveReviewThread: null }, ...failure(`Could not resolve to a node with the global id of '${threadId}'`, "NOT_FOUND", ["resolveReviewThread"]) };
+      return {
+        data: { resolveReviewThread: null },
+        ...failure(`Could not resolve to a node with the global id of '${threadId}'`, "NOT_FOUND", ["resolveReviewThread"]),
+      };
     }
-    if (!tokenGrants(token, ["pull_requests", "write"])) return { data: { resolveReviewThread: null }, ...failure(FORBIDDEN, "FORBIDDEN", ["resolveReviewThread"]) };
+    if (!tokenGrants(token, ["pull_requests", "write"]))
+      return { data: { resolveReviewThread: null }, ...failure(FORBIDDEN, "FORBIDDEN", ["resolveReviewThread"]) };
     thread.isResolved = true;
     return { data: { resolveReviewThread: { thread: { id: thread.id, isResolved: true } } } };
   };

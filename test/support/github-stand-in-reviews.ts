@@ -116,7 +116,9 @@ export function reviewRoutes(state: StandInState): StandInRoute[] {
       handle: ({ params }) => {
         const comment = state.reviewComments.get(Number(params[2]));
         const repository = `${params[0] ?? ""}/${params[1] ?? ""}`;
-        return comment === undefined || !comment.pull.startsWith(`${repository}#`) ? { status: 404, body: { message: "Not Found" } } : { status: 200, body: commentJson(comment) };
+        return comment === undefined || !comment.pull.startsWith(`${repository}#`)
+          ? { status: 404, body: { message: "Not Found" } }
+          : { status: 200, body: commentJson(comment) };
       },
     },
     {

@@ -113,7 +113,15 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
             draft: pull.draft ?? false,
             updated_at: pull.updatedAt ?? new Date().toISOString(),
             head: { sha: pull.headSha, ref: "feature" },
-            base: { sha: pull.baseSha, ref: pull.baseRef, repo: { id: repoId, default_branch: pull.defaultBranch ?? "main", ...(pull.repositoryPrivate === undefined ? {} : { private: pull.repositoryPrivate }) } },
+            base: {
+              sha: pull.baseSha,
+              ref: pull.baseRef,
+              repo: {
+                id: repoId,
+                default_branch: pull.defaultBranch ?? "main",
+                ...(pull.repositoryPrivate === undefined ? {} : { private: pull.repositoryPrivate }),
+              },
+            },
           },
         };
       },
@@ -198,7 +206,10 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
       permission: ["checks", "read"],
       handle: ({ params, query }) => {
         const runs = [...state.checkRuns.values()].filter(
-          (run) => run.repository === `${params[0] ?? ""}/${params[1] ?? ""}` && run.head_sha === params[2] && (query.check_name === undefined || run.name === query.check_name),
+          (run) =>
+            run.repository === `${params[0] ?? ""}/${params[1] ?? ""}` &&
+            run.head_sha === params[2] &&
+            (query.check_name === undefined || run.name === query.check_name),
         );
         return { status: 200, body: { total_count: runs.length, check_runs: runs.reverse().map(checkRunJson) } };
       },

@@ -122,7 +122,11 @@ export interface GitHubStandIn {
   setPullRequest(repository: string, pull: PullRequestFixture): void;
   setFile(repository: string, path: string, content: string): void;
   /** Opens a review thread as someone else (a human's own review comment); returns the comment id. */
-  startThread(repository: string, pullNumber: number, comment: StandInUser & { readonly commitId: string; readonly path: string; readonly line: number; readonly body: string }): number;
+  startThread(
+    repository: string,
+    pullNumber: number,
+    comment: StandInUser & { readonly commitId: string; readonly path: string; readonly line: number; readonly body: string },
+  ): number;
   /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
@@ -265,7 +269,12 @@ function findRoute(routes: readonly StandInRoute[], method: string, path: string
   return null;
 }
 
-function authenticate(state: StandInState, route: StandInRoute, authorization: string | undefined, params: readonly string[]): { status: number; message: string } | null {
+function authenticate(
+  state: StandInState,
+  route: StandInRoute,
+  authorization: string | undefined,
+  params: readonly string[],
+): { status: number; message: string } | null {
   const [scheme = "", credential = ""] = (authorization ?? "").split(" ");
   if (route.auth === "app") {
     if (scheme.toLowerCase() !== "bearer") return { status: 401, message: "A JSON web token could not be decoded" };

@@ -36,7 +36,10 @@ export async function openPodmanEngine(label: string): Promise<ContainerEngineFi
 }
 
 /** The fixture of an opened engine: a client of its service, and a close that removes both directories. */
-export function engineFixture(name: ContainerEngineFixture["name"], parts: Pick<ContainerEngineFixture, "stateDir" | "worktree" | "engine" | "socketPath">): ContainerEngineFixture {
+export function engineFixture(
+  name: ContainerEngineFixture["name"],
+  parts: Pick<ContainerEngineFixture, "stateDir" | "worktree" | "engine" | "socketPath">,
+): ContainerEngineFixture {
   const { stateDir, worktree, engine, socketPath } = parts;
   return {
     name,

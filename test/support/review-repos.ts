@@ -30,10 +30,14 @@ export function createReviewRepo(root: string, options: ReviewRepoOptions): Upst
   const upstream = createUpstream(root, { ai: false });
   const { helpers, contextScript } = options;
   if (helpers !== undefined || contextScript !== undefined) {
-    upstream.commitOn("main", (tree) => {
-      if (helpers !== undefined) tree.write(".ai/review-tools.json", `${JSON.stringify({ helpers }, null, 2)}\n`);
-      if (contextScript !== undefined) tree.write(".ai/context-script", contextScript, { executable: true });
-    }, "add .ai/");
+    upstream.commitOn(
+      "main",
+      (tree) => {
+        if (helpers !== undefined) tree.write(".ai/review-tools.json", `${JSON.stringify({ helpers }, null, 2)}\n`);
+        if (contextScript !== undefined) tree.write(".ai/context-script", contextScript, { executable: true });
+      },
+      "add .ai/",
+    );
     upstream.git(["branch", "--force", "fork", "main"]);
   }
   upstream.commitOn("fork", options.fork, "the PR");

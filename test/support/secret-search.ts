@@ -16,4 +16,3 @@ export function filesContaining(dir: string, secret: string): string[] {
   visit(dir);
   return found;
 }
-

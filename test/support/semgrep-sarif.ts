@@ -7,7 +7,34 @@
  * packages/review/src/findings/fixtures/SOURCES.md).
  */
 
-const WORDS = ["input", "untrusted", "query", "string", "data", "call", "value", "function", "user", "request", "may", "lead", "to", "injection", "avoid", "use", "a", "safe", "library", "instead", "of", "raw", "the", "server", "path", "check"];
+const WORDS = [
+  "input",
+  "untrusted",
+  "query",
+  "string",
+  "data",
+  "call",
+  "value",
+  "function",
+  "user",
+  "request",
+  "may",
+  "lead",
+  "to",
+  "injection",
+  "avoid",
+  "use",
+  "a",
+  "safe",
+  "library",
+  "instead",
+  "of",
+  "raw",
+  "the",
+  "server",
+  "path",
+  "check",
+];
 
 /** One result of the log: a rule (by index) at a line of a repository file. */
 export interface SemgrepResult {
@@ -42,7 +69,10 @@ function rule(index: number): unknown {
     helpUri: uri,
     id: ruleId(index),
     name: ruleId(index),
-    properties: { precision: "very-high", tags: ["CWE-95: Improper Neutralization of Directives", "MEDIUM CONFIDENCE", "OWASP-A03:2021 - Injection", "security"] },
+    properties: {
+      precision: "very-high",
+      tags: ["CWE-95: Improper Neutralization of Directives", "MEDIUM CONFIDENCE", "OWASP-A03:2021 - Injection", "security"],
+    },
     shortDescription: { text: `Semgrep Finding: ${ruleId(index)}` },
   };
 }
@@ -50,7 +80,14 @@ function rule(index: number): unknown {
 function result({ uri, line, rule: index }: SemgrepResult): unknown {
   return {
     fingerprints: { "matchBasedId/v1": "requires login" },
-    locations: [{ physicalLocation: { artifactLocation: { uri, uriBaseId: "%SRCROOT%" }, region: { endColumn: 20, endLine: line, snippet: { text: "    eval(user_input)" }, startColumn: 5, startLine: line } } }],
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri, uriBaseId: "%SRCROOT%" },
+          region: { endColumn: 20, endLine: line, snippet: { text: "    eval(user_input)" }, startColumn: 5, startLine: line },
+        },
+      },
+    ],
     message: { text: `rule ${String(index)}: ${sentence(index, 30)}` },
     properties: {},
     ruleId: ruleId(index),

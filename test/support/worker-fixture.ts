@@ -38,7 +38,10 @@ export interface WorkerStand {
 }
 
 /** `api`: the in-process api's per-installation cap settings (defaults as the harness's). */
-export async function openWorkerStand(label: string, options: { api?: Pick<HarnessOptions, "installationConcurrency" | "slotTtlMs"> } = {}): Promise<WorkerStand> {
+export async function openWorkerStand(
+  label: string,
+  options: { api?: Pick<HarnessOptions, "installationConcurrency" | "slotTtlMs"> } = {},
+): Promise<WorkerStand> {
   const root = await reachableTempDir(label);
   const reposDir = join(root, "repos");
   mkdirSync(reposDir);
@@ -102,7 +105,8 @@ export function localJob(name: string, heads: { baseSha: string; headSha: string
     pullUpdatedAt: new Date().toISOString(),
     headFrom: "event",
     deliveryId: randomUUID(),
-    trigger: "local", reply: null,
+    trigger: "local",
+    reply: null,
     baseSha: heads.baseSha,
     headSha: heads.headSha,
     ...overrides,
@@ -123,7 +127,11 @@ export function addReviewRepo(stand: WorkerStand, options: ReviewRepoOptions): {
 /** Creates the bundled sample as `acme/sample`; returns its SHAs. */
 export function addSampleRepo(stand: WorkerStand): { name: string; baseSha: string; headSha: string } {
   const dir = createSampleRepo(join(stand.reposDir, "acme"));
-  const rev = (ref: string): string => execFileSync("git", ["-C", dir, "rev-parse", ref], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_GLOBAL: "/dev/null" } }).trim();
+  const rev = (ref: string): string =>
+    execFileSync("git", ["-C", dir, "rev-parse", ref], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_GLOBAL: "/dev/null" },
+    }).trim();
   return { name: "sample", baseSha: rev("main"), headSha: rev("fork") };
 }
 

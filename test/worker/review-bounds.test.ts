@@ -34,7 +34,12 @@ afterAll(async () => {
 
 /** A repository whose one helper runs `script` in the sandbox; a job for it in `installationId`. */
 function jobRunning(script: string, installationId: number): ReturnType<typeof localJob> {
-  const repo = addReviewRepo(stand, { helpers: [helperEntry("helper", ["sh", "-c", script], { format: "errorformat" })], fork: (tree) => { tree.write("a.py", "x = 1\n"); } });
+  const repo = addReviewRepo(stand, {
+    helpers: [helperEntry("helper", ["sh", "-c", script], { format: "errorformat" })],
+    fork: (tree) => {
+      tree.write("a.py", "x = 1\n");
+    },
+  });
   return localJob(repo.name, repo, { installationId });
 }
 
@@ -53,7 +58,12 @@ describe("a review's wall-clock deadline", () => {
       process.stderr.write(worker.logs());
       throw err;
     })) as Extract<GitHubTask, { kind: "failed" }>;
-    expect(task).toMatchObject({ kind: "failed", code: "REVIEW_TIMEOUT", reviewJobId: jobId, reason: expect.stringContaining(`deadline of ${DEADLINE_MS} ms`) as unknown });
+    expect(task).toMatchObject({
+      kind: "failed",
+      code: "REVIEW_TIMEOUT",
+      reviewJobId: jobId,
+      reason: expect.stringContaining(`deadline of ${DEADLINE_MS} ms`) as unknown,
+    });
     expect(await waitForState(stand.reviews, jobId, ["failed"], 10_000)).toBe("failed");
     const job = await stand.reviews.getJob(jobId);
     expect(job?.failedReason).toMatch(/^REVIEW_TIMEOUT: /);
@@ -128,7 +138,14 @@ describe("the cap's and the shares' keys under the Redis ACL users", () => {
       await stand.connection.sadd("reviewbot:installation:41:jobs", "review.41.1.gone");
       await stand.connection.zadd("reviewbot:broker:slots:41", Date.now() + 60_000, "review.41.2.gone");
       await stand.connection.zadd("reviewbot:broker:slots", Date.now() + 60_000, "41/review.41.2.gone");
-      const sweeper = startTokenSweeper({ vault: null, slots, redis: apiRedis, reviews, logger: createLogger({ level: "silent", scrubber: new SecretScrubber() }), intervalMs: 3_600_000 });
+      const sweeper = startTokenSweeper({
+        vault: null,
+        slots,
+        redis: apiRedis,
+        reviews,
+        logger: createLogger({ level: "silent", scrubber: new SecretScrubber() }),
+        intervalMs: 3_600_000,
+      });
       try {
         expect(await sweeper.sweep()).toMatchObject({ slots: 1, shares: 1 });
       } finally {

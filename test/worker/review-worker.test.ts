@@ -46,8 +46,15 @@ describe("review worker (local source, bwrap)", () => {
     const where = task.report.findings.map((f) => `${f.path}:${String(f.line)} ${f.rule ?? ""} ${f.severity}`).sort();
     expect(where).toEqual(["app/calc.py:14 E711 warning", "app/calc.py:15 F821 error", "web/greet.ts:10 no-var error", "web/greet.ts:12 no-debugger error"]);
     // `.ai/` from the head of the job's default branch (issue 10, part 6).
-    expect(task.report).toMatchObject({ engine: "bwrap", sandboxed: true, overlay: { source: "ref", commit: { from: "ref", ref: "refs/heads/main", sha: repo.baseSha } } });
-    expect(task.report.helpers.map((h) => [h.name, h.outcome])).toEqual([["flake8", "findings"], ["eslint", "findings"]]);
+    expect(task.report).toMatchObject({
+      engine: "bwrap",
+      sandboxed: true,
+      overlay: { source: "ref", commit: { from: "ref", ref: "refs/heads/main", sha: repo.baseSha } },
+    });
+    expect(task.report.helpers.map((h) => [h.name, h.outcome])).toEqual([
+      ["flake8", "findings"],
+      ["eslint", "findings"],
+    ]);
     expect(Object.keys(task.report.hunks).sort()).toEqual(["app/calc.py", "web/greet.ts"]);
     expect(await waitForState(stand.reviews, jobId, ["completed"])).toBe("completed");
     // The job's share of its installation is released once it is done.
@@ -69,7 +76,12 @@ describe("review worker (local source, bwrap)", () => {
   });
 
   it("does not run a job whose PR has a newer head", async () => {
-    const repo = addReviewRepo(stand, { helpers: [helperEntry("lint", ["true"])], fork: (tree) => { tree.write("a.py", "x = 1\n"); } });
+    const repo = addReviewRepo(stand, {
+      helpers: [helperEntry("lint", ["true"])],
+      fork: (tree) => {
+        tree.write("a.py", "x = 1\n");
+      },
+    });
     const job = localJob(repo.name, repo);
     await recordLatestHead(stand.connection, { ...job, headSha: "f".repeat(40) }, "review.newer");
     const id = await addRaw(job, reviewJobId(job));
@@ -81,7 +93,9 @@ describe("review worker (local source, bwrap)", () => {
   it("never runs two jobs of one PR at once", async () => {
     const repo = addReviewRepo(stand, {
       helpers: [helperEntry("slow", ["sh", "-c", "sleep 2; echo 'a.py:1: slow'"], { format: "errorformat" })],
-      fork: (tree) => { tree.write("a.py", "x = 1\n"); },
+      fork: (tree) => {
+        tree.write("a.py", "x = 1\n");
+      },
     });
     const first = localJob(repo.name, repo);
     const second: ReviewJob = { ...first, deliveryId: randomUUID() };
@@ -101,7 +115,12 @@ describe("review worker (local source, bwrap)", () => {
 
   it("a cancel request aborts a running review, kills its sandbox and publishes REVIEW_CANCELLED", async () => {
     const marker = `worker-cancel-${randomUUID()}`;
-    const repo = addReviewRepo(stand, { helpers: [helperEntry("sleeper", ["sh", "-c", `sleep 60; : ${marker}`])], fork: (tree) => { tree.write("a.py", "x = 1\n"); } });
+    const repo = addReviewRepo(stand, {
+      helpers: [helperEntry("sleeper", ["sh", "-c", `sleep 60; : ${marker}`])],
+      fork: (tree) => {
+        tree.write("a.py", "x = 1\n");
+      },
+    });
     const job = localJob(repo.name, repo);
     const id = await addRaw(job, reviewJobId(job));
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
@@ -127,7 +146,9 @@ describe("review worker (local source, bwrap)", () => {
   });
 
   it("serves them on loopback only by default: another address of the host is refused", async () => {
-    const external = Object.values(networkInterfaces()).flat().find((address) => address !== undefined && !address.internal && address.family === "IPv4");
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .find((address) => address !== undefined && !address.internal && address.family === "IPv4");
     if (external === undefined) throw new Error("this test needs a non-loopback IPv4 address on the host");
     await expect(fetch(`http://${external.address}:${worker.port}/metrics`)).rejects.toThrow();
     // Negative control: the same server answers on loopback.

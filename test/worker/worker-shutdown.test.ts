@@ -18,7 +18,12 @@ afterAll(async () => {
 describe("review worker shutdown", () => {
   it("SIGTERM: a review still running after the grace period is killed and handed back, and another worker takes it", async () => {
     const marker = `worker-term-${randomUUID()}`;
-    const repo = addReviewRepo(stand, { helpers: [helperEntry("sleeper", ["sh", "-c", `sleep 60; : ${marker}`])], fork: (tree) => { tree.write("a.py", "x = 1\n"); } });
+    const repo = addReviewRepo(stand, {
+      helpers: [helperEntry("sleeper", ["sh", "-c", `sleep 60; : ${marker}`])],
+      fork: (tree) => {
+        tree.write("a.py", "x = 1\n");
+      },
+    });
     const job = localJob(repo.name, repo);
     const id = reviewJobId(job);
     const first = await stand.start({ REVIEWBOT_SHUTDOWN_GRACE_MS: "1000" });

@@ -30,7 +30,9 @@ describe("loadApiConfig", () => {
 
   it("narrows the event filter to a subset, and refuses anything outside it", () => {
     expect(loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "opened, ready_for_review" }).REVIEWBOT_PR_ACTIONS).toEqual(["opened", "ready_for_review"]);
-    expect(() => loadApiConfig({ ...local, REVIEWBOT_COMMAND_ASSOCIATIONS: "OWNER,CONTRIBUTOR" })).toThrow(/^REVIEWBOT_COMMAND_ASSOCIATIONS: each entry must be one of OWNER, MEMBER, COLLABORATOR/);
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_COMMAND_ASSOCIATIONS: "OWNER,CONTRIBUTOR" })).toThrow(
+      /^REVIEWBOT_COMMAND_ASSOCIATIONS: each entry must be one of OWNER, MEMBER, COLLABORATOR/,
+    );
     expect(() => loadApiConfig({ ...local, REVIEWBOT_PR_ACTIONS: "" })).toThrow(/^REVIEWBOT_PR_ACTIONS: /);
   });
 
@@ -47,7 +49,11 @@ describe("loadApiConfig", () => {
       REVIEWBOT_INSTALLATION_CONCURRENCY: 1,
       REVIEWBOT_INSTALLATION_SLOT_TTL_MS: 3_600_000,
     });
-    for (const [name, value] of [["REVIEWBOT_INSTALLATION_CONCURRENCY", "0"], ["REVIEWBOT_INSTALLATION_CONCURRENCY", "2.5"], ["REVIEWBOT_INSTALLATION_SLOT_TTL_MS", "59999"]] as const) {
+    for (const [name, value] of [
+      ["REVIEWBOT_INSTALLATION_CONCURRENCY", "0"],
+      ["REVIEWBOT_INSTALLATION_CONCURRENCY", "2.5"],
+      ["REVIEWBOT_INSTALLATION_SLOT_TTL_MS", "59999"],
+    ] as const) {
       expect(() => loadApiConfig({ ...local, [name]: value })).toThrow(new RegExp(`^${name}: `));
     }
   });
@@ -81,6 +87,8 @@ describe("loadApiConfig", () => {
   });
 
   it("never echoes a secret value in its message", () => {
-    expect(() => loadApiConfig({ ...local, REVIEWBOT_DASHBOARD_PASSWORD: "tiny-pw" })).toThrow(expect.objectContaining({ message: expect.not.stringContaining("tiny-pw") as unknown }));
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_DASHBOARD_PASSWORD: "tiny-pw" })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining("tiny-pw") as unknown }),
+    );
   });
 });

@@ -17,7 +17,12 @@ function subsetOf<T extends string>(allowed: readonly T[]) {
   return z
     .string()
     .default(allowed.join(","))
-    .transform((value) => value.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter((entry) => entry.length > 0),
+    )
     .pipe(z.array(z.enum(allowed as [T, ...T[]], { error: `each entry must be one of ${allowed.join(", ")}` })).min(1));
 }
 
@@ -67,7 +72,10 @@ const ApiVariables = z
     REVIEWBOT_LOCAL_SINK_DIR: optionalText,
     REVIEWBOT_REVIEW_COMMENTS: z.enum(["on", "off"]).default("off"),
     REVIEWBOT_BOT_LOGINS: loginList,
-    REVIEWBOT_REVIEW_COMMAND: z.string().regex(/^\S{1,100}$/, "must be one word without spaces").default("/review"),
+    REVIEWBOT_REVIEW_COMMAND: z
+      .string()
+      .regex(/^\S{1,100}$/, "must be one word without spaces")
+      .default("/review"),
     REVIEWBOT_PR_ACTIONS: subsetOf(PULL_REQUEST_ACTIONS),
     REVIEWBOT_COMMAND_ASSOCIATIONS: subsetOf(COMMAND_ASSOCIATIONS),
     // The model broker (issue 14): the api alone holds the model's key, as it holds the App key.
@@ -86,7 +94,14 @@ type SinkSetting =
  * credentials are required only when results go to GitHub.
  */
 export const ApiConfig = ApiVariables.transform((variables, ctx) => {
-  const { REVIEWBOT_SINK: kind, REVIEWBOT_LOCAL_SINK_DIR: dir, GITHUB_APP_ID: appId, GITHUB_PRIVATE_KEY: pem, GITHUB_PRIVATE_KEY_FILE: file, ...rest } = variables;
+  const {
+    REVIEWBOT_SINK: kind,
+    REVIEWBOT_LOCAL_SINK_DIR: dir,
+    GITHUB_APP_ID: appId,
+    GITHUB_PRIVATE_KEY: pem,
+    GITHUB_PRIVATE_KEY_FILE: file,
+    ...rest
+  } = variables;
   const sink = sinkSetting(kind, { dir, appId, pem, file }, ctx);
   return sink === undefined ? z.NEVER : { ...rest, sink };
 });

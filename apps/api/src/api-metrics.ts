@@ -32,7 +32,9 @@ export function createApiMetrics(queues: readonly Queue[]): ApiMetrics {
     async collect() {
       this.reset();
       // Redis down: the series go missing (an alert on absence fires) and the scrape still answers.
-      const all = await Promise.all(queues.map((queue) => withDeadline(queue.getJobCounts(...STATES), SCRAPE_DEADLINE_MS, "QUEUE_UNAVAILABLE", "queue depth").catch(() => null)));
+      const all = await Promise.all(
+        queues.map((queue) => withDeadline(queue.getJobCounts(...STATES), SCRAPE_DEADLINE_MS, "QUEUE_UNAVAILABLE", "queue depth").catch(() => null)),
+      );
       all.forEach((counts, index) => {
         const queue = queues[index]?.name ?? "";
         if (counts !== null) for (const state of STATES) this.set({ queue, state }, counts[state] ?? 0);
@@ -47,7 +49,11 @@ export function createApiMetrics(queues: readonly Queue[]): ApiMetrics {
     async collect() {
       this.reset();
       const all = await Promise.all(
-        queues.map((queue) => withDeadline(queue.getJobs(["wait", "prioritized"], 0, AGE_SAMPLE - 1, true), SCRAPE_DEADLINE_MS, "QUEUE_UNAVAILABLE", "oldest job").catch(() => null)),
+        queues.map((queue) =>
+          withDeadline(queue.getJobs(["wait", "prioritized"], 0, AGE_SAMPLE - 1, true), SCRAPE_DEADLINE_MS, "QUEUE_UNAVAILABLE", "oldest job").catch(
+            () => null,
+          ),
+        ),
       );
       all.forEach((jobs, index) => {
         if (jobs === null) return;

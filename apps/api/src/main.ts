@@ -35,7 +35,6 @@ import { startTokenSweeper } from "./broker/token-sweeper.js";
 import { TokenVault } from "./broker/token-vault.js";
 import { WorkerRegistry } from "./broker/worker-registry.js";
 
-
 /** Composition root of the API: env → clients → HTTP app, publisher, signals. */
 async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
@@ -108,7 +107,8 @@ async function main(): Promise<void> {
             slots,
             maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
             model: createModelBroker(toLlmSettings(config), redis, scrubber),
-            describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
+            describe:
+              app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
             // Which comments of the thread are ours: the api's record of what it posted on the PR.
             thread:
               app === null
@@ -119,7 +119,8 @@ async function main(): Promise<void> {
                     return readReplyThread(await app.getInstallationOctokit(job.installationId), job, job.reply, (id) => comments.includes(id));
                   },
           },
-    dashboard: config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
+    dashboard:
+      config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });
   const server = await listen(api, config);
   const close = createCloser(

@@ -19,7 +19,10 @@ import { localModel } from "./local-model.js";
  *
  * Everything sent to the model is scrubbed of the secrets the scrubber holds (the key first).
  */
-export function cliAiReviewer(llm: LlmSettings, deps: { readonly scrubber: SecretScrubber; readonly logger: Logger; readonly deadline: number }): AiReviewer | undefined {
+export function cliAiReviewer(
+  llm: LlmSettings,
+  deps: { readonly scrubber: SecretScrubber; readonly logger: Logger; readonly deadline: number },
+): AiReviewer | undefined {
   if (!llm.enabled) return undefined;
   const client = createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });
   const model = localModel(client, llm);

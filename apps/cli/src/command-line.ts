@@ -159,14 +159,7 @@ function workerCredentialArgs(positionals: readonly string[], registry: string |
   return { worker, registry };
 }
 
-function submitArgs(values: {
-  "repo-dir"?: string;
-  repository?: string;
-  pull?: string;
-  base?: string;
-  head?: string;
-  "default-branch"?: string;
-}): SubmitArgs {
+function submitArgs(values: { "repo-dir"?: string; repository?: string; pull?: string; base?: string; head?: string; "default-branch"?: string }): SubmitArgs {
   const { "repo-dir": repoDir, repository, pull, base, head, "default-branch": defaultBranch } = values;
   if (repoDir === undefined || repository === undefined || pull === undefined || base === undefined || head === undefined) {
     throw new AppError("USAGE", "--repo-dir, --repository, --pull, --base and --head are required");

@@ -53,7 +53,10 @@ async function checkImages(engine: SandboxEngine, setup: SandboxSetup): Promise<
     let ok = true;
     for (const image of setup.images) {
       const spec = { argv: ["true"], image, worktree, cwd: ".", env: {}, limits: setup.limits, labels: { jobId: "doctor", helper: "image-check" } };
-      const result = await engine.run(spec).then((r) => (r.exitCode === 0 ? "runs" : `exited ${String(r.exitCode ?? r.signal)}`), (err: unknown) => (isAppError(err) ? err.message : String(err)));
+      const result = await engine.run(spec).then(
+        (r) => (r.exitCode === 0 ? "runs" : `exited ${String(r.exitCode ?? r.signal)}`),
+        (err: unknown) => (isAppError(err) ? err.message : String(err)),
+      );
       ok &&= result === "runs";
       lines.push(`image            ${result === "runs" ? "ok  " : "FAIL"} ${image}${result === "runs" ? "" : `: ${result}`}`);
     }
@@ -62,4 +65,3 @@ async function checkImages(engine: SandboxEngine, setup: SandboxSetup): Promise<
     await rm(worktree, { recursive: true, force: true });
   }
 }
-

@@ -72,31 +72,43 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
     await writeFile(workersFile, `${registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })}\n`, { mode: 0o600 });
     const apiPort = await freePort();
     services.push(
-      startChildService("api", [process.execPath, join(ROOT, "apps/api/dist/main.js")], {
-        ...base,
-        ...redisEnv(logins.api),
-        REVIEWBOT_HOST: "127.0.0.1",
-        REVIEWBOT_PORT: String(apiPort),
-        REVIEWBOT_WEBHOOK_SECRET: webhookSecret,
-        REVIEWBOT_WORKERS_FILE: workersFile,
-        REVIEWBOT_SINK: "local",
-        REVIEWBOT_LOCAL_SINK_DIR: sinkDir,
-        REVIEWBOT_DASHBOARD_USER: "admin",
-        REVIEWBOT_DASHBOARD_PASSWORD: password,
-      }, join(logDir, "api.log")),
-      startChildService("worker", [process.execPath, join(ROOT, "apps/worker/dist/main.js")], {
-        ...base,
-        ...redisEnv(logins.worker),
-        ...runtimeConfigEnv(config),
-        ...(args.engine === undefined ? {} : { REVIEWBOT_ENGINE: args.engine }),
-        REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
-        REVIEWBOT_WORKER_CREDENTIAL: credential,
-        REVIEWBOT_SOURCE: "local",
-        REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
-        REVIEWBOT_WORKER_PORT: String(await freePort()),
-      }, join(logDir, "worker.log")),
+      startChildService(
+        "api",
+        [process.execPath, join(ROOT, "apps/api/dist/main.js")],
+        {
+          ...base,
+          ...redisEnv(logins.api),
+          REVIEWBOT_HOST: "127.0.0.1",
+          REVIEWBOT_PORT: String(apiPort),
+          REVIEWBOT_WEBHOOK_SECRET: webhookSecret,
+          REVIEWBOT_WORKERS_FILE: workersFile,
+          REVIEWBOT_SINK: "local",
+          REVIEWBOT_LOCAL_SINK_DIR: sinkDir,
+          REVIEWBOT_DASHBOARD_USER: "admin",
+          REVIEWBOT_DASHBOARD_PASSWORD: password,
+        },
+        join(logDir, "api.log"),
+      ),
+      startChildService(
+        "worker",
+        [process.execPath, join(ROOT, "apps/worker/dist/main.js")],
+        {
+          ...base,
+          ...redisEnv(logins.worker),
+          ...runtimeConfigEnv(config),
+          ...(args.engine === undefined ? {} : { REVIEWBOT_ENGINE: args.engine }),
+          REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
+          REVIEWBOT_WORKER_CREDENTIAL: credential,
+          REVIEWBOT_SOURCE: "local",
+          REVIEWBOT_LOCAL_REPOS_DIR: reposDir,
+          REVIEWBOT_WORKER_PORT: String(await freePort()),
+        },
+        join(logDir, "worker.log"),
+      ),
     );
-    write(`reviewbot fleet: redis ${config.REDIS_URL === undefined ? "(private, one ACL user per role)" : config.REDIS_URL.replace(/\/\/[^@]*@/, "//")}, api and worker started; logs in ${logDir}\n`);
+    write(
+      `reviewbot fleet: redis ${config.REDIS_URL === undefined ? "(private, one ACL user per role)" : config.REDIS_URL.replace(/\/\/[^@]*@/, "//")}, api and worker started; logs in ${logDir}\n`,
+    );
     await createSample(join(reposDir, SAMPLE.repository));
     const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, QueueSeal.fromSecret(webhookSecret));
     write(`reviewbot fleet: submitted ${SAMPLE.repository}#${SAMPLE.pullNumber} (${submission.job.headSha.slice(0, 12)}) as ${submission.outcome.jobId}\n\n`);
@@ -136,7 +148,7 @@ async function waitForResult(sinkDir: string, submission: Submission, redis: Red
   const connection = createRedisConnection(redis.url, { name: "cli-fleet", blocking: false, password: redis.password });
   const queue = new Queue(REVIEW_QUEUE, { connection });
   try {
-    for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline;) {
       const result = await finishedResult(file);
       if (result !== null) return result;
       const dead = services.find((service) => service.child.exitCode !== null || service.child.signalCode !== null);

@@ -36,10 +36,20 @@ function provider(usage: { inputTokens: number; outputTokens: number }) {
   };
 }
 
-const request = (maxTokens: number): ChatRequest => ({ model: "m1", system: "s", messages: [{ role: "user", content: "u" }], tools: [], toolChoice: "auto", maxTokens });
+const request = (maxTokens: number): ChatRequest => ({
+  model: "m1",
+  system: "s",
+  messages: [{ role: "user", content: "u" }],
+  tools: [],
+  toolChoice: "auto",
+  maxTokens,
+});
 
 async function code(call: Promise<unknown>): Promise<string> {
-  return call.then(() => "answered", (error: unknown) => (isAppError(error) ? error.code : String(error)));
+  return call.then(
+    () => "answered",
+    (error: unknown) => (isAppError(error) ? error.code : String(error)),
+  );
 }
 
 describe("localModel: the CLI's own budget", () => {

@@ -39,7 +39,23 @@ export async function startPrivateRedis(dir: string, aclTemplate: string): Promi
   await writeFile(aclFile, renderRedisAcl(aclTemplate, passwords), { mode: 0o600 });
   const server = startChildService(
     "redis",
-    ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dataDir, "--appendonly", "yes", "--save", "", "--protected-mode", "yes", "--aclfile", aclFile],
+    [
+      "redis-server",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dataDir,
+      "--appendonly",
+      "yes",
+      "--save",
+      "",
+      "--protected-mode",
+      "yes",
+      "--aclfile",
+      aclFile,
+    ],
     inheritedEnv({ PATH: DEFAULT_PATH }),
     join(dataDir, "redis.log"),
   );

@@ -25,13 +25,20 @@ export function renderAiText(ai: AiReport, paint: Paint): string[] {
     lines.push(oneLine(path));
     for (const finding of ai.findings.filter((item) => item.path === path)) {
       const where = `${finding.startLine === null ? "" : `${finding.startLine}-`}${finding.line}${finding.side === "LEFT" ? " (base)" : ""}`;
-      lines.push(`  ${where.padEnd(8)} ${paint(finding.severity, finding.severity.padEnd(7))} ${oneLine(finding.title)} ${paint("dim", `[ai/${finding.category}]`)}`);
+      lines.push(
+        `  ${where.padEnd(8)} ${paint(finding.severity, finding.severity.padEnd(7))} ${oneLine(finding.title)} ${paint("dim", `[ai/${finding.category}]`)}`,
+      );
       lines.push(...block(finding.body, "           "));
     }
   }
   for (const item of ai.unplaced) lines.push(paint("dim", `not placed: ${oneLine(item.path)}:${item.line} ${oneLine(item.title)} (${oneLine(item.reason)})`));
   for (const item of ai.coverage.skipped) lines.push(paint("dim", `not reviewed: ${oneLine(item.path)} (${oneLine(item.reason)})`));
-  lines.push(paint("dim", `usage: ${ai.usage.inputTokens} input and ${ai.usage.outputTokens} output tokens, ${ai.usage.turns} turn(s), ${ai.usage.toolCalls} tool call(s)`));
+  lines.push(
+    paint(
+      "dim",
+      `usage: ${ai.usage.inputTokens} input and ${ai.usage.outputTokens} output tokens, ${ai.usage.turns} turn(s), ${ai.usage.toolCalls} tool call(s)`,
+    ),
+  );
   return lines;
 }
 
@@ -41,5 +48,8 @@ function oneLine(text: string): string {
 
 function block(text: string, indent: string): string[] {
   const { text: clean } = sanitiseText(text, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets: [] });
-  return clean.trimEnd().split("\n").map((line) => (line.trim() === "" ? "" : `${indent}${line}`));
+  return clean
+    .trimEnd()
+    .split("\n")
+    .map((line) => (line.trim() === "" ? "" : `${indent}${line}`));
 }

@@ -36,7 +36,9 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
     for (const finding of findings) {
       const where = finding.line === null ? "" : `${finding.line}${finding.column === null ? "" : `:${finding.column}`}`;
       const rule = finding.rule === null ? "" : paint("dim", ` (${finding.rule})`);
-      lines.push(`  ${where.padEnd(8)} ${paint(finding.severity, finding.severity.padEnd(7))} ${finding.message}${rule} ${paint("dim", `[${finding.helper}]`)}`);
+      lines.push(
+        `  ${where.padEnd(8)} ${paint(finding.severity, finding.severity.padEnd(7))} ${finding.message}${rule} ${paint("dim", `[${finding.helper}]`)}`,
+      );
     }
   }
   lines.push(

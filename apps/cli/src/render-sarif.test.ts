@@ -6,19 +6,47 @@ import { describe, expect, it } from "vitest";
 import { pathToSarifUri, renderSarif } from "./render-sarif.js";
 
 const finding = (path: string): Finding => ({
-  path, line: 3, endLine: 4, column: 2, severity: "warning", message: "m", rule: "R1", helper: "lint",
+  path,
+  line: 3,
+  endLine: 4,
+  column: 2,
+  severity: "warning",
+  message: "m",
+  rule: "R1",
+  helper: "lint",
 });
 // Only the fields renderSarif reads: the helpers, the findings and the AI review.
 const report = (findings: readonly Finding[], ai: AiReport = aiOff()) => ({ helpers: [{ name: "lint" }], findings, ai }) as unknown as Report;
 
-const aiFinding = (path: string, side: PlacedAiFinding["side"], category: PlacedAiFinding["category"], startLine: number | null, line: number): PlacedAiFinding => ({
-  path, side, startLine, line, severity: "error", category, title: `${category} here`, body: "why", suggestion: null, anchor: "0123456789abcdef",
+const aiFinding = (
+  path: string,
+  side: PlacedAiFinding["side"],
+  category: PlacedAiFinding["category"],
+  startLine: number | null,
+  line: number,
+): PlacedAiFinding => ({
+  path,
+  side,
+  startLine,
+  line,
+  severity: "error",
+  category,
+  title: `${category} here`,
+  body: "why",
+  suggestion: null,
+  anchor: "0123456789abcdef",
 });
 const aiDone = (findings: readonly PlacedAiFinding[]): AiReport => ({ ...aiOff(), status: "done", model: "m1", findings });
 
 interface SarifRun {
   tool: { driver: { name: string; rules: { id: string }[] } };
-  results: { ruleId: string; ruleIndex: number; level: string; message: { text: string }; locations: { physicalLocation: { artifactLocation: { uri: string }; region: object } }[] }[];
+  results: {
+    ruleId: string;
+    ruleIndex: number;
+    level: string;
+    message: { text: string };
+    locations: { physicalLocation: { artifactLocation: { uri: string }; region: object } }[];
+  }[];
 }
 
 describe("pathToSarifUri", () => {
@@ -59,7 +87,9 @@ describe("renderSarif: the AI review", () => {
     expect(runs.map((run) => run.tool.driver.name)).toEqual(["lint", "reviewbot-ai"]);
     const run = runs[1];
     expect(run?.tool.driver.rules.map((rule) => rule.id)).toEqual(["ai/bug", "ai/security"]);
-    expect(run?.results.map((result) => [result.ruleId, run.tool.driver.rules[result.ruleIndex]?.id, result.level, result.locations[0]?.physicalLocation])).toEqual([
+    expect(
+      run?.results.map((result) => [result.ruleId, run.tool.driver.rules[result.ruleIndex]?.id, result.level, result.locations[0]?.physicalLocation]),
+    ).toEqual([
       ["ai/security", "ai/security", "error", { artifactLocation: { uri: "src/a.ts" }, region: { startLine: 7 } }],
       ["ai/bug", "ai/bug", "error", { artifactLocation: { uri: "src/b%20c.ts" }, region: { startLine: 4, endLine: 6 } }],
     ]);

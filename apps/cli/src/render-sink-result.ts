@@ -14,7 +14,9 @@ export function renderSinkResult(result: unknown): string {
     const start = annotation.start_line;
     const where = typeof start === "number" ? `${text(annotation.path, "?")}:${start}` : text(annotation.path, "?");
     const title = text(annotation.title, "");
-    lines.push(`  ${where}  ${text(annotation.annotation_level, "notice")}  ${title === "" ? "" : `[${title}] `}${text(annotation.message, "").split("\n", 1)[0] ?? ""}`);
+    lines.push(
+      `  ${where}  ${text(annotation.annotation_level, "notice")}  ${title === "" ? "" : `[${title}] `}${text(annotation.message, "").split("\n", 1)[0] ?? ""}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -37,7 +37,15 @@ const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2,
  */
 export async function reviewCommand(
   args: ReviewArgs,
-  deps: { cache: CloneCache; engine: SandboxEngine; operator: OperatorPolicy; logger: Logger; colour: boolean; installHooks?: InstallHookRuntime; ai?: AiReviewer },
+  deps: {
+    cache: CloneCache;
+    engine: SandboxEngine;
+    operator: OperatorPolicy;
+    logger: Logger;
+    colour: boolean;
+    installHooks?: InstallHookRuntime;
+    ai?: AiReviewer;
+  },
 ): Promise<{ output: string; exitCode: number }> {
   const remote = /^[a-z][a-z0-9+.-]*:\/\//i.test(args.repo) ? args.repo : resolve(args.repo);
   const report = await reviewPullRequest(
@@ -49,7 +57,11 @@ export async function reviewCommand(
       label: "cli",
       filterMode: args.filterMode,
     },
-    { ...deps, secrets: [], ...(process.stderr.isTTY ? { onProgress: (update: ReviewProgress) => process.stderr.write(`reviewbot: ${update.message}\n`) } : {}) },
+    {
+      ...deps,
+      secrets: [],
+      ...(process.stderr.isTTY ? { onProgress: (update: ReviewProgress) => process.stderr.write(`reviewbot: ${update.message}\n`) } : {}),
+    },
   );
   return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };
 }

@@ -49,21 +49,25 @@ export async function submitReview(args: SubmitArgs, redis: RedisLogin, seal: Qu
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
   const baseRef = args.base.replace(/^refs\/heads\//, "");
   const [headSha, baseSha] = await commitsOf(repo, [args.head, baseRef]);
-  const job = parseOrThrow(ReviewJob, {
-    installationId: LOCAL_INSTALLATION_ID,
-    repositoryId: repositoryId(args.repository),
-    repository: args.repository,
-    pullNumber: args.pullNumber,
-    headSha,
-    baseSha,
-    baseRef,
-    defaultBranch: (args.defaultBranch ?? baseRef).replace(/^refs\/heads\//, ""),
-    // A local submission is the newest word on its PR: it orders after everything submitted before.
-    pullUpdatedAt: new Date().toISOString(),
-    headFrom: "event",
-    deliveryId: randomUUID(),
-    trigger: "local",
-  }, "USAGE");
+  const job = parseOrThrow(
+    ReviewJob,
+    {
+      installationId: LOCAL_INSTALLATION_ID,
+      repositoryId: repositoryId(args.repository),
+      repository: args.repository,
+      pullNumber: args.pullNumber,
+      headSha,
+      baseSha,
+      baseRef,
+      defaultBranch: (args.defaultBranch ?? baseRef).replace(/^refs\/heads\//, ""),
+      // A local submission is the newest word on its PR: it orders after everything submitted before.
+      pullUpdatedAt: new Date().toISOString(),
+      headFrom: "event",
+      deliveryId: randomUUID(),
+      trigger: "local",
+    },
+    "USAGE",
+  );
   const connection = createRedisConnection(redis.url, { name: "cli-submit", blocking: false, password: redis.password });
   const queue = new Queue(REVIEW_QUEUE, { connection });
   try {

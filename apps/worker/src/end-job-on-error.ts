@@ -18,7 +18,13 @@ const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
  * is reported (`REVIEW_TIMEOUT`) and fails it for good. Any other error is reported when it is final
  * (see {@link attemptFailure}) and rethrown. Called while the job still holds its PR's lease.
  */
-export async function endJobOnError(job: Job, lockToken: string | undefined, err: unknown, signal: AbortSignal, deps: ProcessDependencies): Promise<ReviewJobResult> {
+export async function endJobOnError(
+  job: Job,
+  lockToken: string | undefined,
+  err: unknown,
+  signal: AbortSignal,
+  deps: ProcessDependencies,
+): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
   const lock = lockToken ?? "";
   const logger = deps.logger;

@@ -16,7 +16,9 @@ export function createGitHubSource(gitUrl: string, scrubber: SecretScrubber): Re
     protocols: [new URL(base).protocol.replace(/:$/, "")],
     resolve(job: ReviewJob, token: string | null): Promise<SourceCheckout> {
       if (token === null) {
-        return Promise.reject(new AppError("CONFIG_INVALID", "the api minted no repository token: it runs without a GitHub App (REVIEWBOT_SOURCE=github needs one)"));
+        return Promise.reject(
+          new AppError("CONFIG_INVALID", "the api minted no repository token: it runs without a GitHub App (REVIEWBOT_SOURCE=github needs one)"),
+        );
       }
       scrubber.register(token);
       return Promise.resolve({

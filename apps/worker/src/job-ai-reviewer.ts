@@ -47,7 +47,11 @@ export function jobAiOptions(
 }
 
 /** The AI review of one claimed job (see {@link jobAiOptions}), when the claim offered a model. */
-export function jobAiReviewer(claim: ClaimResponse, call: Parameters<typeof jobAiOptions>[1], deps: Parameters<typeof jobAiOptions>[2]): AiReviewer | undefined {
+export function jobAiReviewer(
+  claim: ClaimResponse,
+  call: Parameters<typeof jobAiOptions>[1],
+  deps: Parameters<typeof jobAiOptions>[2],
+): AiReviewer | undefined {
   const options = jobAiOptions(claim, call, deps);
   return options === undefined ? undefined : createAiReviewer(options);
 }

@@ -29,14 +29,19 @@ async function main(): Promise<void> {
   const scrubber = new SecretScrubber();
   for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, config.REDIS_PASSWORD]) if (secret !== undefined) scrubber.register(secret);
   const logger = createLogger({ name: "reviewbot-worker", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
-  const source: ReviewSource =
-    config.source.kind === "local" ? createLocalSource(config.source.reposDir) : createGitHubSource(config.source.gitUrl, scrubber);
+  const source: ReviewSource = config.source.kind === "local" ? createLocalSource(config.source.reposDir) : createGitHubSource(config.source.gitUrl, scrubber);
   const jobs = createJobClient({ apiUrl: config.REVIEWBOT_API_URL, credential: config.REVIEWBOT_WORKER_CREDENTIAL, timeoutMs: 30_000 });
 
   const metrics = createWorkerMetrics();
   let sandboxHealth: ReviewRuntime["health"] | null = null;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
-  const health = createHealthServer({ redisReady: () => commands.ping().then(() => true), sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }) }, metrics.registry);
+  const health = createHealthServer(
+    {
+      redisReady: () => commands.ping().then(() => true),
+      sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }),
+    },
+    metrics.registry,
+  );
   health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");
@@ -51,7 +56,23 @@ async function main(): Promise<void> {
   const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
-  const deps = { redis: commands, jobs, source, cache, engine, operator, logger, scrubber, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS, running, metrics, leaseTtlMs: LEASE_TTL_MS, leaseRetryMs: 1000, filterMode: "added" as const, ...(installHooks === undefined ? {} : { installHooks }) };
+  const deps = {
+    redis: commands,
+    jobs,
+    source,
+    cache,
+    engine,
+    operator,
+    logger,
+    scrubber,
+    reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS,
+    running,
+    metrics,
+    leaseTtlMs: LEASE_TTL_MS,
+    leaseRetryMs: 1000,
+    filterMode: "added" as const,
+    ...(installHooks === undefined ? {} : { installHooks }),
+  };
   // BullMQ renews a running job's lock every lockDuration/2, so the lock need not outlast the
   // longest helper deadline: it only has to outlast the longest event-loop stall (a renewal that
   // comes too late marks the job stalled and another worker runs it twice). A killed worker stops
@@ -101,7 +122,10 @@ async function main(): Promise<void> {
       );
     });
   }
-  logger.info({ source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS }, "worker started");
+  logger.info(
+    { source: source.name, engine: engine.name, concurrency: config.REVIEWBOT_CONCURRENCY, reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS },
+    "worker started",
+  );
   void worker.run();
 }
 

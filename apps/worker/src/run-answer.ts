@@ -11,7 +11,13 @@ import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.
  * answer with (no model offered, the thread or the reply gone, or the model gave no answer). No
  * helper runs and nothing of the PR's code executes.
  */
-export async function runAnswer(jobId: string, lock: string, claim: ClaimResponse, signal: AbortSignal, deps: ProcessDependencies & { readonly logger: Logger }): Promise<ReviewJobResult> {
+export async function runAnswer(
+  jobId: string,
+  lock: string,
+  claim: ClaimResponse,
+  signal: AbortSignal,
+  deps: ProcessDependencies & { readonly logger: Logger },
+): Promise<ReviewJobResult> {
   const options = jobAiOptions(claim, { jobs: deps.jobs, jobId, lockToken: lock }, deps);
   if (options === undefined || claim.thread === null) {
     await deps.jobs.report(jobId, lock, { kind: "skipped" });

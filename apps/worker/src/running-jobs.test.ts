@@ -24,9 +24,13 @@ describe("RunningJobs", () => {
 
   it.each([
     ["a cancel", (jobs: RunningJobs): void => void jobs.cancel("job-3", "superseded"), "cancelled"],
-    ["a hand-back at shutdown", (jobs: RunningJobs): void => {
-      jobs.handBackAll();
-    }, "shutdown"],
+    [
+      "a hand-back at shutdown",
+      (jobs: RunningJobs): void => {
+        jobs.handBackAll();
+      },
+      "shutdown",
+    ],
   ] as const)("tells %s from a deadline", (_name, abort, cause) => {
     const running = new RunningJobs({ deadlineMs: 60_000 });
     const { signal, finish } = running.add("job-3");

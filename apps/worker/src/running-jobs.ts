@@ -42,7 +42,9 @@ export class RunningJobs {
     const controller = new AbortController();
     const deadlineMs = this.#deadlineMs;
     const timer = setTimeout(() => {
-      controller.abort(new AppError("REVIEW_TIMEOUT", `the review ran past its deadline of ${deadlineMs} ms (REVIEWBOT_REVIEW_DEADLINE_MS)`, { details: { deadlineMs } }));
+      controller.abort(
+        new AppError("REVIEW_TIMEOUT", `the review ran past its deadline of ${deadlineMs} ms (REVIEWBOT_REVIEW_DEADLINE_MS)`, { details: { deadlineMs } }),
+      );
     }, deadlineMs);
     timer.unref();
     let finish = (): void => undefined;

@@ -23,7 +23,18 @@ describe("loadWorkerConfig", () => {
   });
 
   it.each([
-    ["local", local, { source: { kind: "local", reposDir: "/srv/repos" }, REVIEWBOT_CONCURRENCY: 2, REVIEWBOT_LOCK_DURATION_MS: 60_000, REVIEWBOT_SHUTDOWN_GRACE_MS: 30_000, REVIEWBOT_WORKER_PORT: 9464, REVIEWBOT_REVIEW_DEADLINE_MS: 1_200_000 }],
+    [
+      "local",
+      local,
+      {
+        source: { kind: "local", reposDir: "/srv/repos" },
+        REVIEWBOT_CONCURRENCY: 2,
+        REVIEWBOT_LOCK_DURATION_MS: 60_000,
+        REVIEWBOT_SHUTDOWN_GRACE_MS: 30_000,
+        REVIEWBOT_WORKER_PORT: 9464,
+        REVIEWBOT_REVIEW_DEADLINE_MS: 1_200_000,
+      },
+    ],
     ["github", { ...github, PATH: "/bin", REVIEWBOT_CONCURRENCY: "4" }, { source: { kind: "github", gitUrl: "https://github.com" }, REVIEWBOT_CONCURRENCY: 4 }],
     ["a shorter review deadline", { ...github, REVIEWBOT_REVIEW_DEADLINE_MS: "300000" }, { REVIEWBOT_REVIEW_DEADLINE_MS: 300_000 }],
   ])("reads %s with defaults and ignores other names", (_name, env, expected) => {

@@ -3,7 +3,8 @@ import type { ReviewTimings } from "@reviewbot/review/pipeline/report";
 import type { RunObserver } from "@reviewbot/sandbox/sandbox-audit";
 
 /** How a job left the processor. */
-export type JobOutcome = "completed" | "answered" | "skipped" | "superseded" | "cancelled" | "timed-out" | "invalid" | "failed" | "retried" | "handed-back" | "deferred" | "busy";
+export type JobOutcome =
+  "completed" | "answered" | "skipped" | "superseded" | "cancelled" | "timed-out" | "invalid" | "failed" | "retried" | "handed-back" | "deferred" | "busy";
 
 export interface WorkerMetrics {
   readonly registry: Registry;
@@ -43,8 +44,18 @@ export function createWorkerMetrics(): WorkerMetrics {
     registers: [registry],
   });
   const kills = {
-    timeout: new Counter({ name: "reviewbot_sandbox_timeouts_total", help: "Sandbox runs killed at their wall-clock deadline.", labelNames: ["engine"], registers: [registry] }),
-    oom: new Counter({ name: "reviewbot_sandbox_oom_kills_total", help: "Sandbox runs killed for exceeding their memory limit.", labelNames: ["engine"], registers: [registry] }),
+    timeout: new Counter({
+      name: "reviewbot_sandbox_timeouts_total",
+      help: "Sandbox runs killed at their wall-clock deadline.",
+      labelNames: ["engine"],
+      registers: [registry],
+    }),
+    oom: new Counter({
+      name: "reviewbot_sandbox_oom_kills_total",
+      help: "Sandbox runs killed for exceeding their memory limit.",
+      labelNames: ["engine"],
+      registers: [registry],
+    }),
   };
   return {
     registry,

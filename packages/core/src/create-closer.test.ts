@@ -5,7 +5,11 @@ import { createCloser } from "./create-closer.js";
 
 function capture(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: "info", scrubber: new SecretScrubber(), destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    level: "info",
+    scrubber: new SecretScrubber(),
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { logger, lines };
 }
 

@@ -44,7 +44,11 @@ describe("parseEnvConfig", () => {
   it.each([
     ["an unknown REVIEWBOT_* name", { REDIS_URL: "r", REVIEWBOT_SECRET: "12345678", REVIEWBOT_MDOE: "b" }, /^REVIEWBOT_MDOE: /],
     ["a bad value, named without its value", { REDIS_URL: "r", REVIEWBOT_SECRET: "short" }, /^REVIEWBOT_SECRET: Too small/],
-    ["both X and X_FILE", { REDIS_URL: "r", REVIEWBOT_SECRET: "12345678", REVIEWBOT_SECRET_FILE: secretFile }, /set REVIEWBOT_SECRET or REVIEWBOT_SECRET_FILE, not both/],
+    [
+      "both X and X_FILE",
+      { REDIS_URL: "r", REVIEWBOT_SECRET: "12345678", REVIEWBOT_SECRET_FILE: secretFile },
+      /set REVIEWBOT_SECRET or REVIEWBOT_SECRET_FILE, not both/,
+    ],
     ["an unreadable X_FILE", { REDIS_URL: "r", REVIEWBOT_SECRET_FILE: join(dir, "missing") }, /^REVIEWBOT_SECRET_FILE: cannot read/],
     ["an X_FILE for an undeclared X", { REDIS_URL: "r", REVIEWBOT_SECRET: "12345678", REVIEWBOT_OTHER_FILE: secretFile }, /^REVIEWBOT_OTHER_FILE: /],
   ])("refuses %s with CONFIG_INVALID", (_name, env, message) => {

@@ -23,7 +23,8 @@ export function parseEnvConfig<T extends z.ZodType & EnvSchema>(schema: T, env: 
   const declared = new Set(Object.keys("in" in schema ? schema.in.shape : schema.shape));
   // X_FILE of a declared X counts as declared: REDIS_PASSWORD_FILE was dropped here before the
   // file was ever read, so the Compose stack's apps met Redis without a password (issue 12).
-  const isRead = (key: string): boolean => key.startsWith("REVIEWBOT_") || declared.has(key) || (key.endsWith("_FILE") && declared.has(key.slice(0, -"_FILE".length)));
+  const isRead = (key: string): boolean =>
+    key.startsWith("REVIEWBOT_") || declared.has(key) || (key.endsWith("_FILE") && declared.has(key.slice(0, -"_FILE".length)));
   const slice: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value !== undefined && isRead(key)) slice[key] = value;

@@ -5,7 +5,12 @@ import { AppError, ERROR_CATALOGUE, isAppError } from "./errors.js";
 const docs = readFileSync(new URL("../../../docs/errors.md", import.meta.url), "utf8");
 
 /** The table's rows: code → its status, retry and meaning columns as written. */
-const rows = new Map([...docs.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (yes|no) \| (.*) \|$/gm)].map((m) => [m[1], { status: Number(m[2]), retryable: m[3] === "yes", meaning: m[4] ?? "" }]));
+const rows = new Map(
+  [...docs.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| (yes|no) \| (.*) \|$/gm)].map((m) => [
+    m[1],
+    { status: Number(m[2]), retryable: m[3] === "yes", meaning: m[4] ?? "" },
+  ]),
+);
 
 describe("error catalogue", () => {
   it.each(Object.keys(ERROR_CATALOGUE))("documents %s in docs/errors.md", (code) => {

@@ -86,9 +86,5 @@ export function isAppError(value: unknown): value is AppError {
   if (value instanceof AppError) return true;
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as { name?: unknown; code?: unknown };
-  return (
-    candidate.name === "AppError" &&
-    typeof candidate.code === "string" &&
-    Object.hasOwn(ERROR_CATALOGUE, candidate.code)
-  );
+  return candidate.name === "AppError" && typeof candidate.code === "string" && Object.hasOwn(ERROR_CATALOGUE, candidate.code);
 }

@@ -52,7 +52,7 @@ export class SecretScrubber {
     const firstUnits = this.#firstUnits;
     let out = "";
     let copied = 0;
-    for (let i = 0; i <= text.length - MIN_SECRET_LENGTH; ) {
+    for (let i = 0; i <= text.length - MIN_SECRET_LENGTH;) {
       // Most positions start no secret: one set lookup, no substring built (a hot path: every log
       // line, report and GitHub request passes through here).
       if (!firstUnits.has(text.charCodeAt(i))) {

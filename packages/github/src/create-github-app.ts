@@ -62,8 +62,12 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const log = {
     debug: () => undefined,
     info: () => undefined,
-    warn: (message: string) => { options.logger.warn({ detail: options.scrubber.scrub(message) }, "octokit warning"); },
-    error: (message: string) => { options.logger.error({ detail: options.scrubber.scrub(message) }, "octokit error"); },
+    warn: (message: string) => {
+      options.logger.warn({ detail: options.scrubber.scrub(message) }, "octokit warning");
+    },
+    error: (message: string) => {
+      options.logger.error({ detail: options.scrubber.scrub(message) }, "octokit error");
+    },
   };
   const ReviewbotOctokit = Octokit.plugin(
     requestHooksPlugin({

@@ -64,10 +64,16 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       // Under the PR's memory lock: two heads' publications neither interleave their memory nor
       // sweep the threads at once (each thread is resolved once).
       await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
-        const next = await publishReview(pull, { logger, scrubber: deps.scrubber }, report, {
-          helperComments: deps.reviewComments,
-          ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
-        }, memory);
+        const next = await publishReview(
+          pull,
+          { logger, scrubber: deps.scrubber },
+          report,
+          {
+            helperComments: deps.reviewComments,
+            ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
+          },
+          memory,
+        );
         // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
         const ours = new Set(next.comments);
         if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
@@ -82,15 +88,16 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const logger = log(task.review, task.reviewJobId);
       const id = await postAnswerOnce({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, reply, task.answer);
       // Ours from now on: the next answer in this thread shows the model which comments it wrote.
-      if (id !== null) await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) => ({ ...memory, comments: [...new Set([...memory.comments, id])] }));
+      if (id !== null)
+        await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) => ({
+          ...memory,
+          comments: [...new Set([...memory.comments, id])],
+        }));
       logger.info({ replyId: reply.commentId, answerId: id }, "reply answered");
     },
 
     async failed(task) {
-      const rendered = renderCheckRun(
-        { kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) },
-        { headSha: task.review.headSha },
-      );
+      const rendered = renderCheckRun({ kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) }, { headSha: task.review.headSha });
       await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, rendered);
     },
   };

@@ -35,7 +35,10 @@ export async function postAnswerOnce(
   answer: string,
 ): Promise<number | null> {
   const { redis, repositoryId } = target;
-  const keys = { postedKey: `${KEY_PREFIX}:answer:${repositoryId}:${reply.commentId}`, lockKey: `${KEY_PREFIX}:lock:answer:${repositoryId}:${reply.commentId}` };
+  const keys = {
+    postedKey: `${KEY_PREFIX}:answer:${repositoryId}:${reply.commentId}`,
+    lockKey: `${KEY_PREFIX}:lock:answer:${repositoryId}:${reply.commentId}`,
+  };
   return postOnce(redis, keys, async () => {
     const marker = answerMarker(reply.commentId);
     const posted = await findPosted(target, reply.threadId, marker);

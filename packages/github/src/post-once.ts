@@ -9,7 +9,11 @@ const POSTED_TTL_SECONDS = 30 * 24 * 3600;
  * its answer is remembered for 30 days. `post` answers the id of what exists on GitHub (posted now,
  * or found there), or 0 when GitHub refused it for good; that comes back as null.
  */
-export async function postOnce(redis: Redis, keys: { readonly postedKey: string; readonly lockKey: string }, post: () => Promise<number>): Promise<number | null> {
+export async function postOnce(
+  redis: Redis,
+  keys: { readonly postedKey: string; readonly lockKey: string },
+  post: () => Promise<number>,
+): Promise<number | null> {
   const remembered = async (): Promise<number | null | undefined> => {
     const value = await redis.get(keys.postedKey);
     return value === null ? undefined : Number(value) > 0 ? Number(value) : null;

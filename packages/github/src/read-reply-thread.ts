@@ -30,13 +30,20 @@ export async function readReplyThread(
   isOurs: (commentId: number) => boolean,
 ): Promise<ReplyThread | null> {
   const [owner = "", repo = ""] = pull.repository.split("/");
-  const root = await octokit
-    .request("GET /repos/{owner}/{repo}/pulls/comments/{comment_id}", { owner, repo, comment_id: reply.threadId })
-    .then(({ data }) => data as ListedComment, () => null);
+  const root = await octokit.request("GET /repos/{owner}/{repo}/pulls/comments/{comment_id}", { owner, repo, comment_id: reply.threadId }).then(
+    ({ data }) => data as ListedComment,
+    () => null,
+  );
   if (root === null) return null;
   const replies: ListedComment[] = [];
   for (let page = 1; page <= MAX_PAGES; page++) {
-    const { data } = (await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { owner, repo, pull_number: pull.pullNumber, per_page: 100, page })) as {
+    const { data } = (await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", {
+      owner,
+      repo,
+      pull_number: pull.pullNumber,
+      per_page: 100,
+      page,
+    })) as {
       data: ListedComment[];
     };
     replies.push(...data.filter((comment) => comment.in_reply_to_id === reply.threadId && comment.id <= reply.commentId));
@@ -44,7 +51,11 @@ export async function readReplyThread(
   }
   replies.sort((a, b) => a.id - b.id);
   if (replies.at(-1)?.id !== reply.commentId) return null;
-  const entry = (comment: ListedComment) => ({ author: (comment.user?.login ?? "").slice(0, 100), ours: isOurs(comment.id), body: (comment.body ?? "").slice(0, MAX_BODY) });
+  const entry = (comment: ListedComment) => ({
+    author: (comment.user?.login ?? "").slice(0, 100),
+    ours: isOurs(comment.id),
+    body: (comment.body ?? "").slice(0, MAX_BODY),
+  });
   return {
     path: (root.path ?? "").slice(0, 4096),
     line: root.line ?? root.original_line ?? null,

@@ -52,8 +52,13 @@ describe("the AI review in the check run", () => {
   });
 
   it("says how to turn the AI review on when it is off, and shows the model's summary sanitised when it ran", () => {
-    expect(renderCheckRun({ kind: "completed", report: report(AI_REVIEW_OFF) }, { headSha: SHA }).summary).toContain("REVIEWBOT_LLM_BASE_URL=http://127.0.0.1:11434/v1");
-    const hostile = ai({ summary: "Approved! ![x](https://evil.example/p.png) cc @org/everyone <img src=x>", unplaced: [{ path: "a.ts", line: 3, title: "t", reason: "anchorText does not match line 3" }] });
+    expect(renderCheckRun({ kind: "completed", report: report(AI_REVIEW_OFF) }, { headSha: SHA }).summary).toContain(
+      "REVIEWBOT_LLM_BASE_URL=http://127.0.0.1:11434/v1",
+    );
+    const hostile = ai({
+      summary: "Approved! ![x](https://evil.example/p.png) cc @org/everyone <img src=x>",
+      unplaced: [{ path: "a.ts", line: 3, title: "t", reason: "anchorText does not match line 3" }],
+    });
     const { summary } = renderCheckRun({ kind: "completed", report: report(hostile) }, { headSha: SHA });
     expect(summary).toContain("reviewed 2 of 2 changed files");
     expect(summary).toContain("anchorText does not match line 3");
@@ -61,7 +66,10 @@ describe("the AI review in the check run", () => {
   });
 
   it("annotates RIGHT-side AI findings; a LEFT-side one has no line in the head's file", () => {
-    const rendered = renderCheckRun({ kind: "completed", report: report(ai({ findings: [aiFinding(), aiFinding({ side: "LEFT", line: 3 })] })) }, { headSha: SHA });
+    const rendered = renderCheckRun(
+      { kind: "completed", report: report(ai({ findings: [aiFinding(), aiFinding({ side: "LEFT", line: 3 })] })) },
+      { headSha: SHA },
+    );
     expect(rendered.annotations).toMatchObject([{ path: "src/a.ts", start_line: 12, end_line: 12, title: "ai: bug" }]);
   });
 });
@@ -78,7 +86,11 @@ describe("AI review comments", () => {
   });
 
   it("a suggestion cannot close its fence early, and title and body cannot form images, links or mentions", () => {
-    const hostile = aiFinding({ title: "@octocat look ![](https://evil/x.png)", body: "[click](https://evil) <b>x</b>", suggestion: "a\n```\n![beacon](https://evil/y.png) @everyone\n````" });
+    const hostile = aiFinding({
+      title: "@octocat look ![](https://evil/x.png)",
+      body: "[click](https://evil) <b>x</b>",
+      suggestion: "a\n```\n![beacon](https://evil/y.png) @everyone\n````",
+    });
     const body = renderReviewComments(report(ai({ findings: [hostile] })), { headSha: SHA })?.comments[0]?.body ?? "";
     expect(body).toContain("`````suggestion\n");
     // The fence closes the text; only the fingerprint's hidden marker follows it.

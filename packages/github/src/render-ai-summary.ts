@@ -17,14 +17,22 @@ const HOW_TO_TURN_ON = [
  * output: it was written by a model that read attacker-controlled text.
  */
 export function renderAiSummary(ai: PublishedAi): string[] {
-  if (ai.status === "off") return ["", "### AI review", ...(ai.note === null || ai.note === "no model is configured" ? HOW_TO_TURN_ON : [`Off: ${sanitiseMarkdown(ai.note)}`])];
+  if (ai.status === "off")
+    return ["", "### AI review", ...(ai.note === null || ai.note === "no model is configured" ? HOW_TO_TURN_ON : [`Off: ${sanitiseMarkdown(ai.note)}`])];
   const lines = [
     "",
     "### AI review",
     `**Status:** ${ai.status}${ai.model === null ? "" : ` (model \`${sanitiseMarkdown(ai.model)}\`)`}; ${countOf(ai.findings.length, "comment")} on the diff.`,
-    ...(ai.since === null ? [] : [`**Incremental:** the changes since \`${ai.since.slice(0, 12)}\`, the last review's head; its findings whose lines are unchanged are carried over.`]),
+    ...(ai.since === null
+      ? []
+      : [`**Incremental:** the changes since \`${ai.since.slice(0, 12)}\`, the last review's head; its findings whose lines are unchanged are carried over.`]),
     `**Coverage:** reviewed ${ai.coverage.reviewedFiles} of ${ai.coverage.files} changed files` +
-      (ai.coverage.skipped.length === 0 ? "." : `; skipped: ${ai.coverage.skipped.slice(0, 20).map((s) => `${sanitiseMarkdown(s.path)} (${sanitiseMarkdown(s.reason)})`).join(", ")}${ai.coverage.skipped.length > 20 ? `, and ${ai.coverage.skipped.length - 20} more` : ""}.`),
+      (ai.coverage.skipped.length === 0
+        ? "."
+        : `; skipped: ${ai.coverage.skipped
+            .slice(0, 20)
+            .map((s) => `${sanitiseMarkdown(s.path)} (${sanitiseMarkdown(s.reason)})`)
+            .join(", ")}${ai.coverage.skipped.length > 20 ? `, and ${ai.coverage.skipped.length - 20} more` : ""}.`),
   ];
   if (ai.note !== null) lines.push(`**Note:** ${sanitiseMarkdown(ai.note)}`);
   if (ai.summary !== "") lines.push("", sanitiseMarkdown(ai.summary, { inline: false }));
@@ -34,6 +42,9 @@ export function renderAiSummary(ai: PublishedAi): string[] {
       lines.push(`- ${sanitiseMarkdown(item.path)}:${item.line}: ${sanitiseMarkdown(item.title)} (${sanitiseMarkdown(item.reason)})`);
     }
   }
-  lines.push("", `_Usage: ${ai.usage.inputTokens} input and ${ai.usage.outputTokens} output tokens, ${ai.usage.turns} turns, ${ai.usage.toolCalls} tool calls._`);
+  lines.push(
+    "",
+    `_Usage: ${ai.usage.inputTokens} input and ${ai.usage.outputTokens} output tokens, ${ai.usage.turns} turns, ${ai.usage.toolCalls} tool calls._`,
+  );
   return lines;
 }

@@ -65,12 +65,6 @@ describe("orderFindings", () => {
       { ...base, severity: "error", path: "b", line: 2 },
       { ...base, severity: "error", path: "a", line: 50 },
     ]);
-    expect(ordered.map((f) => `${f.severity}:${f.path}:${String(f.line)}`)).toEqual([
-      "error:a:50",
-      "error:b:2",
-      "error:b:9",
-      "warning:a:3",
-      "notice:a:3",
-    ]);
+    expect(ordered.map((f) => `${f.severity}:${f.path}:${String(f.line)}`)).toEqual(["error:a:50", "error:b:2", "error:b:9", "warning:a:3", "notice:a:3"]);
   });
 });

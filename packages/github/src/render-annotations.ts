@@ -47,10 +47,7 @@ export function renderAnnotation(finding: PublishedFinding): CheckRunAnnotation 
   const endLine = finding.line !== null && finding.endLine !== null && finding.endLine >= startLine ? finding.endLine : startLine;
   const where = finding.line === null ? "(file-level finding) " : "";
   const title = finding.rule === null ? finding.helper : `${finding.helper}: ${finding.rule}`;
-  const columns =
-    startLine === endLine && finding.line !== null && finding.column !== null
-      ? { start_column: finding.column, end_column: finding.column }
-      : {};
+  const columns = startLine === endLine && finding.line !== null && finding.column !== null ? { start_column: finding.column, end_column: finding.column } : {};
   return {
     path: finding.path,
     start_line: startLine,

@@ -50,7 +50,14 @@ describe("decideConclusion", () => {
     ["helper OOM", report({ helpers: [helper("oom")] }), "failure"],
     ["helper output cut", report({ helpers: [helper("truncated")] }), "failure"],
     ["pipeline error", report({ errors: ["engine down"] }), "failure"],
-    ["no helpers configured", report({ helpers: [], overlay: { source: "absent", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] } }), "success"],
+    [
+      "no helpers configured",
+      report({
+        helpers: [],
+        overlay: { source: "absent", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [] },
+      }),
+      "success",
+    ],
   ])("%s → %s", (_name, input, conclusion) => {
     expect(decideConclusion(input).conclusion).toBe(conclusion);
   });
@@ -76,7 +83,12 @@ describe("renderCheckRun", () => {
           filtered: { mode: "added", dropped: 7 },
           sandboxed: false,
           engine: "none",
-          overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) }, ignoredPrChanges: [".ai/review-tools.json"] },
+          overlay: {
+            source: "ref",
+            failedClosed: false,
+            commit: { from: "ref", ref: "refs/heads/main", sha: "c".repeat(40) },
+            ignoredPrChanges: [".ai/review-tools.json"],
+          },
         }),
       },
       { headSha: SHA, maxAnnotations: 25 },
@@ -106,7 +118,10 @@ describe("renderCheckRun", () => {
 
   it("sanitises hostile helper names and errors in the summary", () => {
     const rendered = renderCheckRun(
-      { kind: "completed", report: report({ helpers: [{ ...helper("passed"), name: "x | ![p](https://e/p.png) @admin" }], errors: ["<img src=https://e/x>"] }) },
+      {
+        kind: "completed",
+        report: report({ helpers: [{ ...helper("passed"), name: "x | ![p](https://e/p.png) @admin" }], errors: ["<img src=https://e/x>"] }),
+      },
       { headSha: SHA },
     );
     expect(rendered.summary).not.toContain("![p]");

@@ -55,10 +55,7 @@ export function decideConclusion(report: PublishedReport): { conclusion: CheckCo
  * details and annotations (most important first, at most `maxAnnotations`). Pure: the sink
  * publishes what this returns.
  */
-export function renderCheckRun(
-  outcome: CheckRunOutcome,
-  options: { readonly headSha: string; readonly maxAnnotations?: number },
-): RenderedCheckRun {
+export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly headSha: string; readonly maxAnnotations?: number }): RenderedCheckRun {
   if (outcome.kind === "superseded") {
     return {
       conclusion: "cancelled",

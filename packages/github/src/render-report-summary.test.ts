@@ -21,7 +21,9 @@ const report = (overlay: PublishedReport["overlay"]): PublishedReport =>
   });
 
 const configuration = (overlay: PublishedReport["overlay"]): string =>
-  renderReportSummary(report(overlay), { annotated: 0 }).summary.split("\n").find((line) => line.startsWith("**Configuration:**")) ?? "";
+  renderReportSummary(report(overlay), { annotated: 0 })
+    .summary.split("\n")
+    .find((line) => line.startsWith("**Configuration:**")) ?? "";
 
 describe("renderReportSummary names the commit `.ai/` came from", () => {
   it.each<[string, PublishedReport["overlay"], string]>([
@@ -56,9 +58,17 @@ describe("renderReportSummary names the commit `.ai/` came from", () => {
 
   it.each([
     ["a report that names no commit for a written `.ai/`", { source: "ref", failedClosed: false, commit: null, ignoredPrChanges: [] }, /must name the commit/],
-    ["a ref that could carry Markdown", { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main`](x)", sha: DEFAULT_HEAD }, ignoredPrChanges: [] }, /ref/],
+    [
+      "a ref that could carry Markdown",
+      { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main`](x)", sha: DEFAULT_HEAD }, ignoredPrChanges: [] },
+      /ref/,
+    ],
     ["a short SHA", { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: "abc" }, ignoredPrChanges: [] }, /sha/],
-    ["an unknown key", { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: DEFAULT_HEAD, url: "x" }, ignoredPrChanges: [] }, /url|unrecognized/i],
+    [
+      "an unknown key",
+      { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: DEFAULT_HEAD, url: "x" }, ignoredPrChanges: [] },
+      /url|unrecognized/i,
+    ],
   ])("the publisher's contract refuses %s", (_name, overlay, message) => {
     expect(() => report(overlay as PublishedReport["overlay"])).toThrow(message);
   });

@@ -26,9 +26,7 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
       ` (${report.filtered.dropped} outside the diff filtered out, filter \`${report.filtered.mode}\`).`,
     `**Sandbox:** engine \`${report.engine}\`, ${report.sandboxed ? "sandboxed" : "**not sandboxed**"}.`,
     `**Configuration:** \`.ai/\` ${overlayWords(report.overlay)}` +
-      (report.overlay.ignoredPrChanges.length > 0
-        ? `; ${report.overlay.ignoredPrChanges.length} change(s) this PR made under \`.ai/\` were ignored.`
-        : "."),
+      (report.overlay.ignoredPrChanges.length > 0 ? `; ${report.overlay.ignoredPrChanges.length} change(s) this PR made under \`.ai/\` were ignored.` : "."),
   ];
   if (facts.annotated < report.findings.length) {
     summary.push(`**Not shown:** ${report.findings.length - facts.annotated} findings did not fit in the annotations.`);

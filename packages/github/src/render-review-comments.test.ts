@@ -25,7 +25,12 @@ const report = (findings: PublishedFinding[]): PublishedReport => ({
   findings,
   filtered: { mode: "nofilter", dropped: 0 },
   errors: [],
-  hunks: { "src/a.ts": [{ start: 10, end: 20 }, { start: 40, end: 45 }] },
+  hunks: {
+    "src/a.ts": [
+      { start: 10, end: 20 },
+      { start: 40, end: 45 },
+    ],
+  },
   durationMs: 1,
   ai: AI_REVIEW_OFF,
 });
@@ -54,7 +59,7 @@ describe("renderReviewComments", () => {
   });
 
   it("marks the review with the head SHA and caps the number of comments", () => {
-    const rendered = renderReviewComments(report(Array.from({ length: 12 }, (_, i) => finding(10 + i % 10))), { headSha: SHA, maxComments: 5 });
+    const rendered = renderReviewComments(report(Array.from({ length: 12 }, (_, i) => finding(10 + (i % 10)))), { headSha: SHA, maxComments: 5 });
     expect(rendered?.body.startsWith(reviewMarker(SHA))).toBe(true);
     expect(rendered?.comments).toHaveLength(5);
     expect(rendered?.body).toContain("7 more not shown");

@@ -57,10 +57,12 @@ export function renderReviewComments(
   };
   const anchored = [
     ...report.ai.findings.filter(fresh).map(aiComment),
-    ...(helpers ? orderFindings(report.findings).flatMap((finding) => {
-      const comment = anchor(finding, report.hunks[finding.path] ?? []);
-      return comment !== null && fresh(finding) ? [comment] : [];
-    }) : []),
+    ...(helpers
+      ? orderFindings(report.findings).flatMap((finding) => {
+          const comment = anchor(finding, report.hunks[finding.path] ?? []);
+          return comment !== null && fresh(finding) ? [comment] : [];
+        })
+      : []),
   ];
   if (anchored.length === 0) return null;
   const comments = anchored.slice(0, max);
@@ -69,7 +71,9 @@ export function renderReviewComments(
     reviewMarker(options.headSha),
     `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` +
       (more > 0 ? ` (${more} more not shown)` : "") +
-      (repeated > 0 ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated` : "") +
+      (repeated > 0
+        ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated`
+        : "") +
       "; the `reviewbot` check run lists every finding.",
   ].join("\n");
   return { body, comments, repeated };

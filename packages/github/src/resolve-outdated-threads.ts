@@ -105,9 +105,8 @@ async function ask(octokit: Octokit, query: string, variables: Record<string, un
   } catch (error) {
     const { name, errors, status } = error as { name?: unknown; errors?: unknown; status?: unknown };
     // Recognised by name: @octokit/graphql is core's dependency, not ours.
-    const messages = name === "GraphqlResponseError" && Array.isArray(errors)
-      ? errors.map((e) => String((e as { message?: unknown } | null)?.message)).join("; ")
-      : null;
+    const messages =
+      name === "GraphqlResponseError" && Array.isArray(errors) ? errors.map((e) => String((e as { message?: unknown } | null)?.message)).join("; ") : null;
     throw new AppError("GITHUB_API_FAILED", messages === null ? `the ${what} failed` : `GitHub refused the ${what}: ${messages}`, {
       cause: error,
       details: { ...details, status },
@@ -116,5 +115,8 @@ async function ask(octokit: Octokit, query: string, variables: Record<string, un
 }
 
 function checked<T extends z.ZodType>(schema: T, answer: unknown, what: string, details: Details): z.infer<T> {
-  return parseOrThrow(schema, answer, "GITHUB_API_FAILED", { message: (problem) => `GitHub's answer to the ${what} has the wrong shape at ${problem}`, details });
+  return parseOrThrow(schema, answer, "GITHUB_API_FAILED", {
+    message: (problem) => `GitHub's answer to the ${what} has the wrong shape at ${problem}`,
+    details,
+  });
 }

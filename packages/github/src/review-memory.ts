@@ -24,7 +24,10 @@ export const MAX_REMEMBERED_COMMENTS = 5000;
  *   resolved when outdated, and only replies to them are answered.
  */
 export const ReviewMemory = z.strictObject({
-  reviewedHead: z.string().regex(/^[0-9a-f]{40}$/).nullable(),
+  reviewedHead: z
+    .string()
+    .regex(/^[0-9a-f]{40}$/)
+    .nullable(),
   ai: z.array(z.strictObject({ finding: PublishedAiFinding, fingerprint })).max(500),
   posted: z.record(fingerprint, commentId),
   comments: z.array(commentId).max(MAX_REMEMBERED_COMMENTS),

@@ -27,16 +27,14 @@ describe("sanitiseMarkdown", () => {
     expect(sanitiseMarkdown("a\nb", { inline: false })).toBe("a  \nb");
   });
 
-  it.each([
-    ["![a](http://x/y)"],
-    ['<img src=x onerror="alert(1)">'],
-    ["<a href='https://evil'>x</a>"],
-    ["[x]: https://evil"],
-  ])("leaves no raw HTML tag or link syntax in %s", (input) => {
-    const output = sanitiseMarkdown(input);
-    expect(output).not.toMatch(/<[a-z]/i);
-    expect(output).not.toMatch(/(?<!\\)[[\]()]/);
-  });
+  it.each([["![a](http://x/y)"], ['<img src=x onerror="alert(1)">'], ["<a href='https://evil'>x</a>"], ["[x]: https://evil"]])(
+    "leaves no raw HTML tag or link syntax in %s",
+    (input) => {
+      const output = sanitiseMarkdown(input);
+      expect(output).not.toMatch(/<[a-z]/i);
+      expect(output).not.toMatch(/(?<!\\)[[\]()]/);
+    },
+  );
 });
 
 describe("sanitisePlainText", () => {

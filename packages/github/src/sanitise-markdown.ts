@@ -29,8 +29,6 @@ export function sanitisePlainText(untrusted: string): string {
 export function sanitiseMarkdown(untrusted: string, options: { readonly inline?: boolean } = {}): string {
   const inline = options.inline ?? true;
   const plain = sanitisePlainText(untrusted);
-  const escaped = plain
-    .replace(/[&<>"]/g, (character) => HTML_ENTITIES[character] ?? character)
-    .replace(MARKDOWN_PUNCTUATION, (character) => `\\${character}`);
+  const escaped = plain.replace(/[&<>"]/g, (character) => HTML_ENTITIES[character] ?? character).replace(MARKDOWN_PUNCTUATION, (character) => `\\${character}`);
   return inline ? escaped.replace(/\r?\n|\t/g, " ") : escaped.replace(/\n/g, "  \n");
 }

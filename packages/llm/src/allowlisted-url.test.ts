@@ -43,9 +43,7 @@ describe("parseAllowlistedUrl", () => {
     ["https://[::1]/", "`[::1]` is an IP address; give a host name from the operator's allowlist"],
     ["https://[::ffff:127.0.0.1]/", "`[::ffff:7f00:1]` is an IP address; give a host name from the operator's allowlist"],
   ])("refuses %s", (text, reason) => {
-    expect(() => parseAllowlistedUrl(text, HOSTS)).toThrow(
-      expect.objectContaining({ code: "POLICY_DENIED", message: `fetch_url: ${reason}` }),
-    );
+    expect(() => parseAllowlistedUrl(text, HOSTS)).toThrow(expect.objectContaining({ code: "POLICY_DENIED", message: `fetch_url: ${reason}` }));
   });
 
   it("accepts a URL of 2048 characters and refuses one of 2049", () => {

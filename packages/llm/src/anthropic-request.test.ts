@@ -70,6 +70,11 @@ describe("toAnthropicBody", () => {
 
   it("leaves out tools, tool_choice and an empty system prompt", () => {
     const body = toAnthropicBody({ ...request, system: "", tools: [], messages: [{ role: "user", content: "hi" }] });
-    expect(body).toEqual({ model: "claude-sonnet-4-5", max_tokens: 2000, messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }], stream: false });
+    expect(body).toEqual({
+      model: "claude-sonnet-4-5",
+      max_tokens: 2000,
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      stream: false,
+    });
   });
 });

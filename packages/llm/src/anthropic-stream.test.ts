@@ -7,7 +7,9 @@ const event = (type: string, value: Record<string, unknown> = {}): string => `ev
 describe("parseAnthropicStream", () => {
   it("reads text and tool_use blocks from their deltas, and the usage", () => {
     const text = [
-      event("message_start", { message: { id: "m", model: "claude-x", content: [], usage: { input_tokens: 25, output_tokens: 1, cache_read_input_tokens: 5 } } }),
+      event("message_start", {
+        message: { id: "m", model: "claude-x", content: [], usage: { input_tokens: 25, output_tokens: 1, cache_read_input_tokens: 5 } },
+      }),
       event("ping"),
       event("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
       event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "Look" } }),
@@ -40,11 +42,16 @@ describe("parseAnthropicStream", () => {
 
   it("reports an error event as LLM_UNAVAILABLE naming its type", () => {
     const text = event("message_start", { message: {} }) + event("error", { error: { type: "overloaded_error", message: "Overloaded" } });
-    expect(() => parseAnthropicStream(text, "m")).toThrow(expect.objectContaining({ code: "LLM_UNAVAILABLE", message: expect.stringContaining("overloaded_error") as unknown }));
+    expect(() => parseAnthropicStream(text, "m")).toThrow(
+      expect.objectContaining({ code: "LLM_UNAVAILABLE", message: expect.stringContaining("overloaded_error") as unknown }),
+    );
   });
 
   it.each([
-    ["a stream that never stops", event("message_start", { message: {} }) + event("content_block_start", { index: 0, content_block: { type: "text", text: "a" } })],
+    [
+      "a stream that never stops",
+      event("message_start", { message: {} }) + event("content_block_start", { index: 0, content_block: { type: "text", text: "a" } }),
+    ],
     ["a delta for a block never started", event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "a" } }) + event("message_stop")],
     ["a block started twice", event("content_block_start", { index: 0, content_block: { type: "text" } }).repeat(2) + event("message_stop")],
     ["a block index past the cap", event("content_block_start", { index: 256, content_block: { type: "text" } }) + event("message_stop")],
@@ -61,7 +68,11 @@ describe("parseAnthropicStream", () => {
         event("content_block_start", { index: 1, content_block: { type: "tool_use", id: "t", name: "f", input: {} } }),
       ];
       for (let n = 0; n < size; n++) {
-        events.push(n % 2 === 0 ? event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "x" } }) : event("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "1" } }));
+        events.push(
+          n % 2 === 0
+            ? event("content_block_delta", { index: 0, delta: { type: "text_delta", text: "x" } })
+            : event("content_block_delta", { index: 1, delta: { type: "input_json_delta", partial_json: "1" } }),
+        );
       }
       events.push(event("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: size } }), event("message_stop"));
       return events.join("");

@@ -10,10 +10,19 @@ const MAX_STREAM_BLOCKS = 4 * MAX_TOOLS;
 
 const StreamEvent = z.looseObject({ type: z.string() });
 const MessageStart = z.object({ message: z.object({ model: z.string().nullish(), usage: Usage.nullish() }) });
-const BlockIndex = z.int().nonnegative().max(MAX_STREAM_BLOCKS - 1);
+const BlockIndex = z
+  .int()
+  .nonnegative()
+  .max(MAX_STREAM_BLOCKS - 1);
 const BlockStart = z.object({
   index: BlockIndex,
-  content_block: z.looseObject({ type: z.string(), text: z.string().nullish(), id: z.string().nullish(), name: z.string().nullish(), input: z.unknown().optional() }),
+  content_block: z.looseObject({
+    type: z.string(),
+    text: z.string().nullish(),
+    id: z.string().nullish(),
+    name: z.string().nullish(),
+    input: z.unknown().optional(),
+  }),
 });
 const BlockDelta = z.object({
   index: BlockIndex,
@@ -60,7 +69,13 @@ export function parseAnthropicStream(text: string, requestedModel: string, maxCh
     } else if (type === "content_block_start") {
       const { index, content_block: block } = parseOrRefuse(BlockStart, json, what);
       if (blocks.has(index)) throw invalidResponse(`${what} starts block ${index} twice`);
-      blocks.set(index, { type: block.type, id: block.id ?? undefined, name: block.name ?? undefined, input: block.input, parts: block.type === "text" && typeof block.text === "string" ? [block.text] : [] });
+      blocks.set(index, {
+        type: block.type,
+        id: block.id ?? undefined,
+        name: block.name ?? undefined,
+        input: block.input,
+        parts: block.type === "text" && typeof block.text === "string" ? [block.text] : [],
+      });
     } else if (type === "content_block_delta") {
       const { index, delta } = parseOrRefuse(BlockDelta, json, what);
       const block = blocks.get(index);
@@ -86,7 +101,8 @@ export function parseAnthropicStream(text: string, requestedModel: string, maxCh
     if (block.type === "text") {
       content.push(block.parts.join(""));
     } else if (block.type === "tool_use") {
-      if (block.id === undefined || block.id === "" || block.name === undefined || block.name === "") throw invalidResponse(`streamed tool_use block ${index} has no id or name`);
+      if (block.id === undefined || block.id === "" || block.name === undefined || block.name === "")
+        throw invalidResponse(`streamed tool_use block ${index} has no id or name`);
       const joined = block.parts.join("");
       toolCalls.push({ id: block.id, name: block.name, arguments: joined === "" ? argumentsText(block.input) : joined });
     }

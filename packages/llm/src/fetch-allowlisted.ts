@@ -166,12 +166,7 @@ function checkHead(target: AllowlistedUrl, res: IncomingMessage): { status: numb
 }
 
 /** Reads at most `maxBytes`, then stops (the caller destroys the request): memory stays bounded. */
-function readBody(
-  res: IncomingMessage,
-  maxBytes: number,
-  done: (body: Buffer, truncated: boolean) => void,
-  fail: (err: unknown) => void,
-): void {
+function readBody(res: IncomingMessage, maxBytes: number, done: (body: Buffer, truncated: boolean) => void, fail: (err: unknown) => void): void {
   const chunks: Buffer[] = [];
   let received = 0;
   res.on("data", (chunk: Buffer) => {

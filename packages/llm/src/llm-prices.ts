@@ -32,7 +32,8 @@ export function parseUsdMicrodollars(text: string): number | null {
 export function priceOf(usage: TokenUsage, model: string, prices: LlmPrices): number {
   const price = prices.get(model);
   if (price === undefined) return 0;
-  const scaled = BigInt(usage.inputTokens) * BigInt(price.inputMicrodollarsPerMillion) + BigInt(usage.outputTokens) * BigInt(price.outputMicrodollarsPerMillion);
+  const scaled =
+    BigInt(usage.inputTokens) * BigInt(price.inputMicrodollarsPerMillion) + BigInt(usage.outputTokens) * BigInt(price.outputMicrodollarsPerMillion);
   return Number((scaled + 999_999n) / 1_000_000n);
 }
 

@@ -95,16 +95,28 @@ describe("loadLlmSettings", () => {
     ["an openai URL that is the endpoint", { ...on, REVIEWBOT_LLM_BASE_URL: "https://h/v1/chat/completions" }, /^REVIEWBOT_LLM_BASE_URL: must be the base URL/],
     ["an anthropic URL with /v1", { ...on, REVIEWBOT_LLM_PROTOCOL: "anthropic", REVIEWBOT_LLM_BASE_URL: "https://api.anthropic.com/v1" }, /without \/v1/],
     ["a key with a newline", { ...on, REVIEWBOT_LLM_API_KEY: `${secret}\nx` }, /^REVIEWBOT_LLM_API_KEY: must be printable ASCII/],
-    ["both the key and its file", { ...on, REVIEWBOT_LLM_API_KEY: secret, REVIEWBOT_LLM_API_KEY_FILE: keyFile }, /set REVIEWBOT_LLM_API_KEY or REVIEWBOT_LLM_API_KEY_FILE, not both/],
+    [
+      "both the key and its file",
+      { ...on, REVIEWBOT_LLM_API_KEY: secret, REVIEWBOT_LLM_API_KEY_FILE: keyFile },
+      /set REVIEWBOT_LLM_API_KEY or REVIEWBOT_LLM_API_KEY_FILE, not both/,
+    ],
     ["a model with a space", { ...on, REVIEWBOT_LLM_MODEL: "my model" }, /^REVIEWBOT_LLM_MODEL: must be a model name/],
     ["an allowlist without the model", { ...on, REVIEWBOT_LLM_MODELS: "other" }, /^REVIEWBOT_LLM_MODELS: must include REVIEWBOT_LLM_MODEL/],
     ["a price for a model not allowed", { ...on, REVIEWBOT_LLM_PRICES: "gpt-4o=2.5/10" }, /^REVIEWBOT_LLM_PRICES: prices a model that is not in/],
     ["a malformed price", { ...on, REVIEWBOT_LLM_PRICES: "qwen2.5-coder:32b=cheap" }, /^REVIEWBOT_LLM_PRICES: entry 1 must be model=input\/output/],
-    ["a spend cap without prices", { ...on, REVIEWBOT_LLM_JOB_SPEND_USD: "1" }, /^REVIEWBOT_LLM_PRICES: must price every allowed model when a spend cap is set/],
+    [
+      "a spend cap without prices",
+      { ...on, REVIEWBOT_LLM_JOB_SPEND_USD: "1" },
+      /^REVIEWBOT_LLM_PRICES: must price every allowed model when a spend cap is set/,
+    ],
     ["a spend cap of 0", { ...on, REVIEWBOT_LLM_JOB_SPEND_USD: "0" }, /^REVIEWBOT_LLM_JOB_SPEND_USD: must be a dollar amount above 0/],
     ["an output cap past the context", { ...on, REVIEWBOT_LLM_MAX_TOKENS: "40000" }, /^REVIEWBOT_LLM_MAX_TOKENS: must be below REVIEWBOT_LLM_CONTEXT_TOKENS/],
     ["a timeout under a second", { ...on, REVIEWBOT_LLM_TIMEOUT_MS: "10" }, /^REVIEWBOT_LLM_TIMEOUT_MS: /],
-    ["a fetch host with a scheme", { ...on, REVIEWBOT_LLM_FETCH_HOSTS: "https://docs.python.org" }, /^REVIEWBOT_LLM_FETCH_HOSTS: each entry must be an exact host name/],
+    [
+      "a fetch host with a scheme",
+      { ...on, REVIEWBOT_LLM_FETCH_HOSTS: "https://docs.python.org" },
+      /^REVIEWBOT_LLM_FETCH_HOSTS: each entry must be an exact host name/,
+    ],
     ["a wildcard fetch host", { ...on, REVIEWBOT_LLM_FETCH_HOSTS: "*.python.org" }, /^REVIEWBOT_LLM_FETCH_HOSTS: /],
   ])("refuses %s with CONFIG_INVALID, never repeating the value", (_name, env, message) => {
     let caught: unknown;

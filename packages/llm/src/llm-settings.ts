@@ -28,7 +28,14 @@ const modelName = z.string().regex(MODEL_NAME, "must be a model name (no spaces 
 function commaList(entry: z.ZodType<string, string>, normalise: (value: string) => string = (value) => value) {
   return z
     .string()
-    .transform((value) => [...new Set(value.split(",").map((item) => normalise(item.trim())).filter((item) => item.length > 0))])
+    .transform((value) => [
+      ...new Set(
+        value
+          .split(",")
+          .map((item) => normalise(item.trim()))
+          .filter((item) => item.length > 0),
+      ),
+    ])
     .pipe(z.array(entry).max(100));
 }
 
@@ -36,7 +43,10 @@ function commaList(entry: z.ZodType<string, string>, normalise: (value: string) 
 const hostName = z
   .string()
   .max(253)
-  .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, "each entry must be an exact host name (no scheme, port, path or wildcard)");
+  .regex(
+    /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+    "each entry must be an exact host name (no scheme, port, path or wildcard)",
+  );
 
 /**
  * The endpoint's base URL: http or https, no credentials (the key has its own setting, and a URL
@@ -92,7 +102,10 @@ export const LLM_ENV_FIELDS = {
   REVIEWBOT_LLM_PROTOCOL: z.enum(LLM_PROTOCOLS).default("openai"),
   REVIEWBOT_LLM_BASE_URL: baseUrl.optional(),
   // It goes into a header: printable ASCII only (a newline in it would also make fetch echo it in an error).
-  REVIEWBOT_LLM_API_KEY: z.string().regex(/^[\x21-\x7e]{1,4096}$/, "must be printable ASCII without spaces, at most 4096 characters").optional(),
+  REVIEWBOT_LLM_API_KEY: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,4096}$/, "must be printable ASCII without spaces, at most 4096 characters")
+    .optional(),
   REVIEWBOT_LLM_MODEL: modelName.optional(),
   // The models a request may name; the default model must be one of them. Default: the one model.
   REVIEWBOT_LLM_MODELS: commaList(modelName).optional(),
@@ -111,9 +124,12 @@ export const LLM_ENV_FIELDS = {
   REVIEWBOT_LLM_CONTEXT_TOKENS: positiveInt.min(1024).max(100_000_000).default(32_768),
 };
 
-export const LlmEnv = z.object(LLM_ENV_FIELDS).strict().superRefine((config, ctx) => {
-  refineLlmEnv(config, ctx);
-});
+export const LlmEnv = z
+  .object(LLM_ENV_FIELDS)
+  .strict()
+  .superRefine((config, ctx) => {
+    refineLlmEnv(config, ctx);
+  });
 export type LlmEnv = z.infer<typeof LlmEnv>;
 
 /**
@@ -225,4 +241,3 @@ export function loadLlmSettings(env: NodeJS.ProcessEnv): LlmSettings {
   const slice = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith("REVIEWBOT_LLM_")));
   return toLlmSettings(parseEnvConfig(LlmEnv, slice));
 }
-

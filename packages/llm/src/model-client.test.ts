@@ -29,7 +29,8 @@ function scripted(answers: (Response | Error)[], options: Partial<ModelClientOpt
   return { client, calls, waits };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 const networkError = () => new TypeError("fetch failed", { cause: new Error("connect ECONNREFUSED 127.0.0.1:9") });
 
 describe("createModelClient (unit)", () => {
@@ -47,7 +48,11 @@ describe("createModelClient (unit)", () => {
     const { client, calls } = scripted([networkError(), networkError()], { attempts: 2 });
     const error = await client.complete(request).catch((caught: unknown) => caught);
     expect(calls).toHaveLength(2);
-    expect(error).toMatchObject({ code: "LLM_UNAVAILABLE", message: expect.stringContaining("ECONNREFUSED") as unknown, details: { attempts: 2, status: null } });
+    expect(error).toMatchObject({
+      code: "LLM_UNAVAILABLE",
+      message: expect.stringContaining("ECONNREFUSED") as unknown,
+      details: { attempts: 2, status: null },
+    });
     expect((error as Error).cause).toBeUndefined();
   });
 

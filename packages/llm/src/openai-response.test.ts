@@ -60,7 +60,9 @@ describe("parseOpenAiResponse", () => {
   });
 
   it("joins content given as parts", () => {
-    expect(parseOpenAiResponse(completion({ content: [{ type: "text", text: "a" }, { type: "image_url" }, { type: "text", text: "b" }] }, "stop"), "m").content).toBe("ab");
+    expect(
+      parseOpenAiResponse(completion({ content: [{ type: "text", text: "a" }, { type: "image_url" }, { type: "text", text: "b" }] }, "stop"), "m").content,
+    ).toBe("ab");
   });
 
   it.each([

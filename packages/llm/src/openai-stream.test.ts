@@ -3,12 +3,25 @@ import { growthRatio } from "@reviewbot/core/testing/growth-ratio";
 import { parseOpenAiStream } from "./openai-stream.js";
 
 const data = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
-const delta = (value: Record<string, unknown>, finish: string | null = null) => data({ model: "m-1", choices: [{ index: 0, delta: value, finish_reason: finish }] });
+const delta = (value: Record<string, unknown>, finish: string | null = null) =>
+  data({ model: "m-1", choices: [{ index: 0, delta: value, finish_reason: finish }] });
 
 describe("parseOpenAiStream", () => {
   it("joins content fragments and reads the usage chunk", () => {
-    const text = delta({ role: "assistant", content: "" }) + delta({ content: "Hel" }) + delta({ content: "lo" }) + delta({}, "stop") + data({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }) + "data: [DONE]\n\n";
-    expect(parseOpenAiStream(text, "asked")).toEqual({ model: "m-1", content: "Hello", toolCalls: [], stop: "end", usage: { inputTokens: 3, outputTokens: 2 } });
+    const text =
+      delta({ role: "assistant", content: "" }) +
+      delta({ content: "Hel" }) +
+      delta({ content: "lo" }) +
+      delta({}, "stop") +
+      data({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 2 } }) +
+      "data: [DONE]\n\n";
+    expect(parseOpenAiStream(text, "asked")).toEqual({
+      model: "m-1",
+      content: "Hello",
+      toolCalls: [],
+      stop: "end",
+      usage: { inputTokens: 3, outputTokens: 2 },
+    });
   });
 
   it("joins tool-call fragments by index, interleaved", () => {
@@ -57,7 +70,9 @@ describe("parseOpenAiStream", () => {
     const make = (size: number): string => {
       const events: string[] = [];
       for (let n = 0; n < size; n++) {
-        events.push(n % 3 === 0 ? delta({ content: "x" }) : delta({ tool_calls: [{ index: n % 2, id: `c${n % 2}`, function: { name: "f", arguments: "1" } }] }));
+        events.push(
+          n % 3 === 0 ? delta({ content: "x" }) : delta({ tool_calls: [{ index: n % 2, id: `c${n % 2}`, function: { name: "f", arguments: "1" } }] }),
+        );
       }
       events.push(delta({}, "tool_calls"), "data: [DONE]\n\n");
       return events.join("");

@@ -17,7 +17,10 @@ const StreamChunk = z.object({
             tool_calls: z
               .array(
                 z.object({
-                  index: z.int().nonnegative().max(MAX_TOOLS - 1),
+                  index: z
+                    .int()
+                    .nonnegative()
+                    .max(MAX_TOOLS - 1),
                   id: z.string().nullish(),
                   type: z.string().nullish(),
                   function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),

@@ -5,7 +5,13 @@ import { probeEndpoint } from "./probe-endpoint.js";
 
 const usage = { inputTokens: 10, outputTokens: 2 };
 const text = (content: string, stop: ChatResponse["stop"] = "end"): ChatResponse => ({ model: "m", content, toolCalls: [], stop, usage });
-const called = (name: string, args: string): ChatResponse => ({ model: "m", content: "", toolCalls: [{ id: "call_1", name, arguments: args }], stop: "tool_calls", usage });
+const called = (name: string, args: string): ChatResponse => ({
+  model: "m",
+  content: "",
+  toolCalls: [{ id: "call_1", name, arguments: args }],
+  stop: "tool_calls",
+  usage,
+});
 
 /** A model answering from `answers` in turn (an answer, or an error to throw), recording the requests. */
 function model(answers: (ChatResponse | Error)[]) {
@@ -44,14 +50,24 @@ describe("probeEndpoint", () => {
     const report = await probeEndpoint(model([new AppError("LLM_UNAVAILABLE", "the model endpoint failed 4 attempts; the last: HTTP 503")]), "m");
     expect(report.ok).toBe(false);
     expect(report.steps).toEqual([
-      { name: "plain call", ok: false, skipped: false, ms: expect.any(Number) as unknown, detail: "LLM_UNAVAILABLE: the model endpoint failed 4 attempts; the last: HTTP 503" },
+      {
+        name: "plain call",
+        ok: false,
+        skipped: false,
+        ms: expect.any(Number) as unknown,
+        detail: "LLM_UNAVAILABLE: the model endpoint failed 4 attempts; the last: HTTP 503",
+      },
       { name: "tool call", ok: false, skipped: true, ms: 0, detail: "skipped: the plain call failed" },
       { name: "tool result", ok: false, skipped: true, ms: 0, detail: "skipped: the plain call failed" },
     ]);
   });
 
   it.each([
-    ["a tool call written as text", text('<tool_call>{"name":"echo_number","arguments":{"n":42}}</tool_call>'), /wrote its tool call as text: the server does not parse/],
+    [
+      "a tool call written as text",
+      text('<tool_call>{"name":"echo_number","arguments":{"n":42}}</tool_call>'),
+      /wrote its tool call as text: the server does not parse/,
+    ],
     ["an answer without a call", text("42"), /answered without calling the tool although it had to \(stop: end\)/],
     ["another tool", called("read_file", "{}"), /called "read_file", not echo_number/],
     ["arguments that are not JSON", called("echo_number", "{n: 42"), /arguments are not valid JSON/],

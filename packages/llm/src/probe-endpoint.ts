@@ -46,7 +46,10 @@ export const PROBE_TOOL: ToolSpec = {
 };
 
 const SYSTEM = "You are a connectivity check for a code review bot. Follow the instructions exactly and keep answers short.";
-const ASK_TOOL: ChatMessage = { role: "user", content: "Call the echo_number tool with n = 42. After it returns, reply in one short sentence with the number it returned." };
+const ASK_TOOL: ChatMessage = {
+  role: "user",
+  content: "Call the echo_number tool with n = 42. After it returns, reply in one short sentence with the number it returned.",
+};
 
 /**
  * Checks that an endpoint can serve the AI review (for `reviewbot llm doctor`): a plain call (it
@@ -62,7 +65,10 @@ const ASK_TOOL: ChatMessage = { role: "user", content: "Call the echo_number too
 export async function probeEndpoint(client: Pick<ModelClient, "complete">, model: string, options: ProbeOptions = {}): Promise<ProbeReport> {
   const maxTokens = options.maxTokens ?? 512;
   const steps: ProbeStep[] = [];
-  const call = async (name: ProbeStepName, request: Omit<ChatRequest, "model" | "system" | "maxTokens">): Promise<{ answer: ChatResponse | null; ms: number }> => {
+  const call = async (
+    name: ProbeStepName,
+    request: Omit<ChatRequest, "model" | "system" | "maxTokens">,
+  ): Promise<{ answer: ChatResponse | null; ms: number }> => {
     const started = performance.now();
     try {
       const answer = await client.complete({ model, system: SYSTEM, maxTokens, ...request }, options.signal);
@@ -106,7 +112,13 @@ export async function probeEndpoint(client: Pick<ModelClient, "complete">, model
       : final.content.trim() === ""
         ? `the model answered the tool result with no text (stop: ${final.stop})`
         : "";
-  steps.push({ name: "tool result", ok: failure === "", skipped: false, ms: result.ms, detail: failure === "" ? `answered in text (${summary(final)})` : failure });
+  steps.push({
+    name: "tool result",
+    ok: failure === "",
+    skipped: false,
+    ms: result.ms,
+    detail: failure === "" ? `answered in text (${summary(final)})` : failure,
+  });
   return { ok: steps.every((step) => step.ok), steps, notes: notes(options) };
 }
 

@@ -177,4 +177,3 @@ function validateRef(side: string, ref: RefRequest): RefRequest {
   }
   return ref;
 }
-

@@ -44,18 +44,24 @@ export async function fetchPull(context: GitContext, gitDir: string, request: Fe
     context,
     gitDir,
     [
-      "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-recurse-submodules", "--end-of-options",
-      request.remote, `+${request.head.ref}:${headRef}`, `+${request.base.ref}:${baseRef}`, ...configSpec,
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      "--no-write-fetch-head",
+      "--no-recurse-submodules",
+      "--end-of-options",
+      request.remote,
+      `+${request.head.ref}:${headRef}`,
+      `+${request.base.ref}:${baseRef}`,
+      ...configSpec,
     ],
     { env },
   );
   const headSha = await resolveCommit(context, gitDir, headRef);
   if (request.head.sha !== undefined && request.head.sha !== headSha) {
-    throw new AppError(
-      "HEAD_SHA_MISMATCH",
-      `head ${request.head.ref} is ${headSha}, not the expected ${request.head.sha} (force-pushed after the event?)`,
-      { details: { expected: request.head.sha, actual: headSha } },
-    );
+    throw new AppError("HEAD_SHA_MISMATCH", `head ${request.head.ref} is ${headSha}, not the expected ${request.head.sha} (force-pushed after the event?)`, {
+      details: { expected: request.head.sha, actual: headSha },
+    });
   }
   const baseSha = await commitInHistory(context, gitDir, "base", request.base, baseRef);
   const configSha = request.config === undefined ? null : await commitInHistory(context, gitDir, "config", request.config, configRef);

@@ -2,12 +2,9 @@ import { describe, expect, it } from "vitest";
 import { assertRefName, normaliseRemote } from "./git-input.js";
 
 describe("assertRefName", () => {
-  it.each(["main", "refs/pull/12/head", "feature/x-1", "release-1.2", "a".repeat(40), "0123456789abcdef0123456789abcdef01234567"])(
-    "accepts %s",
-    (ref) => {
-      expect(assertRefName("head.ref", ref)).toBe(ref);
-    },
-  );
+  it.each(["main", "refs/pull/12/head", "feature/x-1", "release-1.2", "a".repeat(40), "0123456789abcdef0123456789abcdef01234567"])("accepts %s", (ref) => {
+    expect(assertRefName("head.ref", ref)).toBe(ref);
+  });
 
   it.each([
     ["", "length"],

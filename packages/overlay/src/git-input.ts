@@ -49,10 +49,7 @@ export function normaliseRemote(remote: string, allowedProtocols: readonly strin
   const url = isAbsolute(remote) ? pathToFileURL(remote) : parseUrl(remote);
   const protocol = url.protocol.replace(/:$/, "");
   if (!allowedProtocols.includes(protocol)) {
-    throw new AppError(
-      "POLICY_DENIED",
-      `remote: protocol "${protocol}" is not allowed (allowed: ${allowedProtocols.join(", ")})`,
-    );
+    throw new AppError("POLICY_DENIED", `remote: protocol "${protocol}" is not allowed (allowed: ${allowedProtocols.join(", ")})`);
   }
   if (url.username !== "" || url.password !== "") {
     throw new AppError("POLICY_DENIED", "remote: credentials must not be embedded in the URL");

@@ -34,7 +34,9 @@ export async function collectStale(context: GitContext, options: CollectOptions)
       const mirror = await readFile(join(jobDir, "mirror"), "utf8").catch(() => null);
       if (mirror !== null) {
         const unlock = await acquireLock(mirror, options.lockWaitMs);
-        await deleteRefs(context, mirror, jobRefPrefix(jobId)).catch(() => undefined).finally(unlock);
+        await deleteRefs(context, mirror, jobRefPrefix(jobId))
+          .catch(() => undefined)
+          .finally(unlock);
       }
       await rm(jobDir, { recursive: true, force: true });
       removedJobs.push(jobId);

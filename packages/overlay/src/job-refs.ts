@@ -8,7 +8,10 @@ export function jobRefPrefix(jobId: string): string {
 /** Lists the refs under `prefix` in a mirror. */
 export async function listRefs(context: GitContext, mirror: string, prefix: string): Promise<string[]> {
   const listed = await runGit(context, mirror, ["for-each-ref", "--format=%(refname)", "--end-of-options", prefix]);
-  return listed.stdout.toString("utf8").split("\n").filter((ref) => ref !== "");
+  return listed.stdout
+    .toString("utf8")
+    .split("\n")
+    .filter((ref) => ref !== "");
 }
 
 /** Deletes every ref under `prefix` in one transaction. */

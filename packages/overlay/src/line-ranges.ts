@@ -19,4 +19,3 @@ export function toRanges(lines: readonly number[]): LineRange[] {
   if (current !== null) ranges.push(current);
   return ranges;
 }
-

@@ -13,13 +13,7 @@ const NUL = Buffer.from([0]);
  * The `.ai` entry is dropped from the tree before checkout rather than deleted afterwards, so a
  * PR's `.ai` symlink, file or gitlink is never even written.
  */
-export async function materialiseWorktree(
-  context: GitContext,
-  gitDir: string,
-  headSha: string,
-  worktree: string,
-  indexFile: string,
-): Promise<void> {
+export async function materialiseWorktree(context: GitContext, gitDir: string, headSha: string, worktree: string, indexFile: string): Promise<void> {
   const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", headSha]);
   // Records stay bytes: a top-level name that is not UTF-8 must reach mktree unchanged.
   const kept = splitNulBuffers(root.stdout).filter((record) => !record.subarray(record.indexOf(9) + 1).equals(AI_NAME));

@@ -153,7 +153,9 @@ describe("PatchParser", () => {
       "\\ No newline at end of file",
       "",
     ].join("\n");
-    expect([...parse(patch).entries()]).toEqual([["kept", { added: [{ start: 1, end: 1 }], hunks: [{ start: 1, end: 1 }], baseHunks: [{ start: 1, end: 1 }] }]]);
+    expect([...parse(patch).entries()]).toEqual([
+      ["kept", { added: [{ start: 1, end: 1 }], hunks: [{ start: 1, end: 1 }], baseHunks: [{ start: 1, end: 1 }] }],
+    ]);
   });
 
   it("records nothing for a section without hunks (binary, pure rename)", () => {
@@ -185,7 +187,14 @@ describe("PatchParser on hostile patches", () => {
 
   // 4N vs N: the fastest of several CPU timings of each, N grown until a run takes tens of ms.
   // `job(n)` is one run on an input of size n.
-  const growth = (job: (n: number) => () => void, size: number) => growthRatio((run: () => void) => { run(); }, job, size);
+  const growth = (job: (n: number) => () => void, size: number) =>
+    growthRatio(
+      (run: () => void) => {
+        run();
+      },
+      job,
+      size,
+    );
   const chunked = (make: (size: number) => string, chunk: number) => (n: number) => {
     const patch = make(n);
     return () => void parse(patch, chunk);
@@ -212,7 +221,7 @@ describe("PatchParser on hostile patches", () => {
   const benign = (size: number) => {
     const next = random(7);
     const lines: string[] = [];
-    for (let length = 0; length < size; ) {
+    for (let length = 0; length < size;) {
       const line = `${next() < 0.5 ? "+" : " "}${"x".repeat(Math.floor(next() * 80))}`;
       lines.push(next() < 0.02 ? "+@@ -1 +1,99 @@" : line);
       length += line.length + 1;
@@ -226,7 +235,11 @@ describe("PatchParser on hostile patches", () => {
     ["one long added line, 64 KiB chunks", streamedLine(65_536), 256_000_000],
     ["one long added line, 1 KiB chunks", streamedLine(1024), 1_000_000_000],
     ["benign content, 64 KiB chunks", chunked(benign, 65_536), 8_000_000],
-  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, job, size) => {
-    expect(growth(job, size)).toBeLessThanOrEqual(6);
-  }, 30_000);
+  ] as const)(
+    "reads %s in linear time (4× the input, at most 6× the time)",
+    (_name, job, size) => {
+      expect(growth(job, size)).toBeLessThanOrEqual(6);
+    },
+    30_000,
+  );
 });

@@ -33,13 +33,14 @@ describe("parseBinaryPaths", () => {
 describe("parseRawDiff and parseBinaryPaths on hostile names", () => {
   // 4N vs N: the fastest of several CPU timings of each, N grown until a run takes tens of ms.
   // N grows at most 8×: the inputs start at 16 M characters (64 M of a string is V8's limit's half).
-  const growth = (run: (records: readonly string[]) => unknown, make: (size: number) => string[], size: number) => growthRatio(run, make, size, { maxGrowth: 8 });
+  const growth = (run: (records: readonly string[]) => unknown, make: (size: number) => string[], size: number) =>
+    growthRatio(run, make, size, { maxGrowth: 8 });
   // Names full of tabs and spaces, seeded lengths; one huge name; many small records.
   const names = (size: number) => {
     let seed = 9;
     const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const records: string[] = [];
-    for (let length = 0; length < size; ) {
+    for (let length = 0; length < size;) {
       const name = "\t ".repeat(Math.floor(next() * 200));
       records.push(`:100644 100644 ${Z} ${Z} ${next() < 0.3 ? "R100" : "M"}`, name, name, `-\t-\t${name}`);
       length += 4 * name.length + 100;
@@ -53,9 +54,13 @@ describe("parseRawDiff and parseBinaryPaths on hostile names", () => {
     ["numstat records of tab-filled names", parseBinaryPaths, names, 16_000_000],
     ["one huge raw record", parseRawDiff, huge, 16_000_000],
     ["one huge numstat record", parseBinaryPaths, huge, 16_000_000],
-  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, run, make, size) => {
-    expect(growth(run, make, size)).toBeLessThanOrEqual(6);
-  }, 30_000);
+  ] as const)(
+    "reads %s in linear time (4× the input, at most 6× the time)",
+    (_name, run, make, size) => {
+      expect(growth(run, make, size)).toBeLessThanOrEqual(6);
+    },
+    30_000,
+  );
 
   it("reads a status after a hostile number of fields", () => {
     expect(parseRawDiff([`:100644 100755 ${Z} ${Z} D extra fields`, "p"])).toEqual([{ status: "deleted", path: "p", previousPath: null, newMode: "100755" }]);

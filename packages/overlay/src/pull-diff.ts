@@ -37,12 +37,7 @@ export const DIFF_FLAGS = ["-M", "--no-ext-diff", "--no-textconv", "--no-color",
  * Three-dot semantics like GitHub: the diff runs from the merge base of base and head (falling back
  * to the base itself for unrelated histories).
  */
-export async function computePullDiff(
-  context: GitContext,
-  gitDir: string,
-  baseSha: string,
-  headSha: string,
-): Promise<PullDiff> {
+export async function computePullDiff(context: GitContext, gitDir: string, baseSha: string, headSha: string): Promise<PullDiff> {
   const mergeBase = await runGit(context, gitDir, ["merge-base", "--end-of-options", baseSha, headSha], {
     okExitCodes: [1],
   });
@@ -53,17 +48,12 @@ export async function computePullDiff(
   const parser = new PatchParser();
   // A multi-byte character may straddle two chunks; the decoder holds the partial bytes.
   const decoder = new StringDecoder("utf8");
-  await runGit(
-    context,
-    gitDir,
-    ["diff", "--patch", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/", ...DIFF_FLAGS, ...range],
-    {
-      onStdout: (chunk) => {
-        parser.push(decoder.write(chunk));
-        return undefined;
-      },
+  await runGit(context, gitDir, ["diff", "--patch", "--unified=3", "--src-prefix=a/", "--dst-prefix=b/", ...DIFF_FLAGS, ...range], {
+    onStdout: (chunk) => {
+      parser.push(decoder.write(chunk));
+      return undefined;
     },
-  );
+  });
   parser.push(decoder.end());
   const hunksByPath = parser.finish();
   const binary = parseBinaryPaths(splitNul(numstat.stdout));

@@ -4,12 +4,7 @@ import { runGit, type GitContext } from "./run-git.js";
  * Reads blobs as raw bytes with one `git cat-file --batch`: no filters, no attributes, no
  * conversions. Fails when the blobs together exceed `maxBytes`.
  */
-export async function readBlobs(
-  context: GitContext,
-  gitDir: string,
-  shas: readonly string[],
-  maxBytes: number,
-): Promise<Map<string, Buffer>> {
+export async function readBlobs(context: GitContext, gitDir: string, shas: readonly string[], maxBytes: number): Promise<Map<string, Buffer>> {
   const unique = [...new Set(shas)];
   const blobs = new Map<string, Buffer>();
   if (unique.length === 0) return blobs;

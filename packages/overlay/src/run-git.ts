@@ -42,12 +42,7 @@ const MISSING_REPO = /does not appear to be a git repository|repository .* not f
  * SIGKILLed at the deadline, stdout capped or streamed. Failures become AppErrors whose message
  * carries a scrubbed excerpt of stderr.
  */
-export function runGit(
-  context: GitContext,
-  gitDir: string,
-  args: readonly string[],
-  options: GitCallOptions = {},
-): Promise<GitResult> {
+export function runGit(context: GitContext, gitDir: string, args: readonly string[], options: GitCallOptions = {}): Promise<GitResult> {
   const argv = gitArgv(gitDir, args, options.workTree);
   const child = spawn("git", argv, {
     cwd: context.cwd,
@@ -128,12 +123,14 @@ export function runGit(
  * for a CLI or a check run); the whole scrubbed stderr goes into the details, for the log.
  */
 function gitFailure(command: string, exitCode: number, stderr: string): AppError {
-  const lines = stderr.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
   const headline = lines.find((line) => /^(fatal|error):/.test(line)) ?? lines[0] ?? "no error output";
   const code = MISSING_REPO.test(stderr) ? "REPO_NOT_FOUND" : MISSING_REF.test(stderr) ? "REF_NOT_FOUND" : "GIT_FAILED";
   return new AppError(code, `${command} failed (exit ${exitCode}): ${headline}`, { details: { exitCode, stderr } });
 }
-
 
 /**
  * The commit `ref` names in `gitDir`.

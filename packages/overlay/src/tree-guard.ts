@@ -12,12 +12,7 @@ interface TreeTotals {
  * Walks a tree's entries as git streams them and stops git the moment a limit is crossed, so a
  * tree that expands to billions of entries costs no more than the limit to refuse.
  */
-export async function assertTreeWithinLimits(
-  context: GitContext,
-  gitDir: string,
-  treeish: string,
-  limits: CheckoutLimits,
-): Promise<TreeTotals> {
+export async function assertTreeWithinLimits(context: GitContext, gitDir: string, treeish: string, limits: CheckoutLimits): Promise<TreeTotals> {
   const totals: TreeTotals = { files: 0, bytes: 0 };
   const records = new NulRecords();
   const outcome: { violation: string | null } = { violation: null };

@@ -50,12 +50,7 @@ interface TreeEntry {
  * are then written from raw blob bytes, so no `.gitattributes` of the PR can filter them. When the
  * commit cannot be read, `.ai/` stays removed and the result says the overlay failed closed.
  */
-export async function applyTrustedOverlay(
-  context: GitContext,
-  gitDir: string,
-  worktree: string,
-  commit: ConfigCommit | null,
-): Promise<OverlayResult> {
+export async function applyTrustedOverlay(context: GitContext, gitDir: string, worktree: string, commit: ConfigCommit | null): Promise<OverlayResult> {
   const target = join(worktree, AI_DIR);
   // fs.rm removes a symlink itself, never what it points to.
   await rm(target, { recursive: true, force: true });
@@ -77,7 +72,9 @@ function failedClosed(commit: ConfigCommit | null, reason: string): OverlayResul
 /** Lists the commit's `.ai/` recursively, or null when it has no `.ai` directory. */
 async function listTrustedAi(context: GitContext, gitDir: string, sha: string): Promise<TreeEntry[] | null> {
   const root = await runGit(context, gitDir, ["ls-tree", "-z", "--end-of-options", sha, "--", AI_DIR]);
-  const aiEntry = splitNul(root.stdout).map(parseEntry).find((entry) => entry.path === AI_DIR);
+  const aiEntry = splitNul(root.stdout)
+    .map(parseEntry)
+    .find((entry) => entry.path === AI_DIR);
   if (aiEntry?.type !== "tree") return null;
   const listing = await runGit(context, gitDir, ["ls-tree", "-r", "-z", "--end-of-options", aiEntry.sha]);
   const entries = splitNul(listing.stdout).map(parseEntry);
@@ -149,7 +146,7 @@ async function writeEntries(
 async function removeEscapingLinks(aiDir: string, files: readonly string[]): Promise<string[]> {
   const root = await realpath(aiDir);
   const removed: string[] = [];
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const repoPath of files) {
       const path = join(dirname(aiDir), repoPath);

@@ -23,12 +23,9 @@ describe("mentionsAi", () => {
     expect(mentionsAi(text)).toBe(true);
   });
 
-  it.each(["", "ai", "ai/x", ".aiignore", ".ai-rules", ".ai_x", ".ai.json", ".ai2/x", "x.aix", "src/.a/i", ".a i"])(
-    "%j does not",
-    (text) => {
-      expect(mentionsAi(text)).toBe(false);
-    },
-  );
+  it.each(["", "ai", "ai/x", ".aiignore", ".ai-rules", ".ai_x", ".ai.json", ".ai2/x", "x.aix", "src/.a/i", ".a i"])("%j does not", (text) => {
+    expect(mentionsAi(text)).toBe(false);
+  });
 });
 
 describe("splitOption", () => {
@@ -61,7 +58,7 @@ describe("resolveAiReference", () => {
         {
           path: "helpers[0].command[3]",
           message:
-            "helpers[0].command[3]: \"src/.ai/x\" mentions .ai other than as a path .ai/… from the repository root: relative to the helper's cwd it could name a directory the PR controls",
+            'helpers[0].command[3]: "src/.ai/x" mentions .ai other than as a path .ai/… from the repository root: relative to the helper\'s cwd it could name a directory the PR controls',
         },
       ],
     });

@@ -15,9 +15,7 @@ export interface ConfigError {
  * What every batch rule of this package returns: the accepted (often normalised) value, or every
  * problem found, each naming its field. Rules that run once per request throw `AppError` instead.
  */
-export type CheckResult<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly errors: readonly ConfigError[] };
+export type CheckResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly errors: readonly ConfigError[] };
 
 /** The path shown for a problem with the document as a whole. */
 export const ROOT_PATH = "(root)";
@@ -68,8 +66,7 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], prefix: reado
       return issue.keys.map((key) => configError(formatPath([...at, key]), "unknown key"));
     }
     // A bad record key nests its own issues; their messages say what is wrong with the key.
-    const reason =
-      issue.code === "invalid_key" ? `invalid key: ${issue.issues.map((i) => i.message).join("; ")}` : issue.message;
+    const reason = issue.code === "invalid_key" ? `invalid key: ${issue.issues.map((i) => i.message).join("; ")}` : issue.message;
     return [configError(formatPath(at), reason)];
   });
 }

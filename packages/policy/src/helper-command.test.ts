@@ -6,30 +6,75 @@ const FIELD = "helpers[2].command";
 describe("checkHelperCommand", () => {
   it.each([
     [["flake8"], ["flake8"]],
-    [["eslint", "--format", "json", "."], ["eslint", "--format", "json", "."]],
-    [["python3", "-m", "mypy"], ["python3", "-m", "mypy"]],
-    [["g++", "--version"], ["g++", "--version"]],
+    [
+      ["eslint", "--format", "json", "."],
+      ["eslint", "--format", "json", "."],
+    ],
+    [
+      ["python3", "-m", "mypy"],
+      ["python3", "-m", "mypy"],
+    ],
+    [
+      ["g++", "--version"],
+      ["g++", "--version"],
+    ],
     // Later entries are data for the program unless they mention .ai: not checked here.
-    [["cat", "../../etc/passwd", "/abs"], ["cat", "../../etc/passwd", "/abs"]],
-    [["sh", "-c", "echo hi"], ["sh", "-c", "echo hi"]],
+    [
+      ["cat", "../../etc/passwd", "/abs"],
+      ["cat", "../../etc/passwd", "/abs"],
+    ],
+    [
+      ["sh", "-c", "echo hi"],
+      ["sh", "-c", "echo hi"],
+    ],
     // A trusted path is absolute, so the helper's cwd cannot change which file it names.
     [[".ai/lint.sh"], ["/work/.ai/lint.sh"]],
-    [["./.ai/tools/x", "-v"], ["/work/.ai/tools/x", "-v"]],
+    [
+      ["./.ai/tools/x", "-v"],
+      ["/work/.ai/tools/x", "-v"],
+    ],
     [[".ai/a/../b.sh"], ["/work/.ai/b.sh"]],
     [[".ai/./x"], ["/work/.ai/x"]],
     [[".ai/../.ai/x"], ["/work/.ai/x"]],
     [[".ai/sub/.ai/x"], ["/work/.ai/sub/.ai/x"]],
     // Arguments that name .ai/ get the same treatment: an interpreter runs the base's script.
-    [["sh", ".ai/run.sh", "src/"], ["sh", "/work/.ai/run.sh", "src/"]],
-    [["python3", ".ai/x.py"], ["python3", "/work/.ai/x.py"]],
-    [["bash", "./.ai/x"], ["bash", "/work/.ai/x"]],
-    [["python3", ".ai"], ["python3", "/work/.ai"]],
-    [["node", "./././.ai/a/../b.mjs"], ["node", "/work/.ai/b.mjs"]],
-    [["eslint", "--config=.ai/eslint.config.js", "."], ["eslint", "--config=/work/.ai/eslint.config.js", "."]],
-    [["eslint", "-c", ".ai/eslint.config.js"], ["eslint", "-c", "/work/.ai/eslint.config.js"]],
-    [[".ai/lint.sh", "--", ".ai/rules.txt"], ["/work/.ai/lint.sh", "--", "/work/.ai/rules.txt"]],
+    [
+      ["sh", ".ai/run.sh", "src/"],
+      ["sh", "/work/.ai/run.sh", "src/"],
+    ],
+    [
+      ["python3", ".ai/x.py"],
+      ["python3", "/work/.ai/x.py"],
+    ],
+    [
+      ["bash", "./.ai/x"],
+      ["bash", "/work/.ai/x"],
+    ],
+    [
+      ["python3", ".ai"],
+      ["python3", "/work/.ai"],
+    ],
+    [
+      ["node", "./././.ai/a/../b.mjs"],
+      ["node", "/work/.ai/b.mjs"],
+    ],
+    [
+      ["eslint", "--config=.ai/eslint.config.js", "."],
+      ["eslint", "--config=/work/.ai/eslint.config.js", "."],
+    ],
+    [
+      ["eslint", "-c", ".ai/eslint.config.js"],
+      ["eslint", "-c", "/work/.ai/eslint.config.js"],
+    ],
+    [
+      [".ai/lint.sh", "--", ".ai/rules.txt"],
+      ["/work/.ai/lint.sh", "--", "/work/.ai/rules.txt"],
+    ],
     // Other names that merely contain .ai are data.
-    [["cat", ".aiignore", "src/.ai-rules", "x.ai.json", ".ai_x"], ["cat", ".aiignore", "src/.ai-rules", "x.ai.json", ".ai_x"]],
+    [
+      ["cat", ".aiignore", "src/.ai-rules", "x.ai.json", ".ai_x"],
+      ["cat", ".aiignore", "src/.ai-rules", "x.ai.json", ".ai_x"],
+    ],
   ])("accepts %j as %j", (command, expected) => {
     expect(checkHelperCommand(command, FIELD)).toEqual({ ok: true, value: expected });
   });
@@ -78,7 +123,8 @@ describe("checkHelperCommand", () => {
     });
   });
 
-  const NOT_FROM_ROOT = "mentions .ai other than as a path .ai/… from the repository root: relative to the helper's cwd it could name a directory the PR controls";
+  const NOT_FROM_ROOT =
+    "mentions .ai other than as a path .ai/… from the repository root: relative to the helper's cwd it could name a directory the PR controls";
 
   it.each([
     // Relative to a cwd, each of these could reach a .ai/ the PR planted.
@@ -116,11 +162,7 @@ describe("checkHelperCommand", () => {
 
   it("reports every bad entry, command[0] and arguments alike", () => {
     const result = checkHelperCommand(["../x", "ok", "src/.ai/a", ".ai/../b"], FIELD);
-    expect(result.ok ? [] : result.errors.map((error) => error.path)).toEqual([
-      "helpers[2].command[0]",
-      "helpers[2].command[2]",
-      "helpers[2].command[3]",
-    ]);
+    expect(result.ok ? [] : result.errors.map((error) => error.path)).toEqual(["helpers[2].command[0]", "helpers[2].command[2]", "helpers[2].command[3]"]);
   });
 
   it("refuses an empty command", () => {
@@ -178,11 +220,23 @@ describe("relocateTrustedPaths", () => {
   });
 
   it.each([
-    [["/work/.ai/lint.sh", "src"], ["/srv/tree/.ai/lint.sh", "src"]],
-    [["sh", "/work/.ai/run.sh", "--config=/work/.ai/x"], ["sh", "/srv/tree/.ai/run.sh", "--config=/srv/tree/.ai/x"]],
-    [["python3", "/work/.ai"], ["python3", "/srv/tree/.ai"]],
+    [
+      ["/work/.ai/lint.sh", "src"],
+      ["/srv/tree/.ai/lint.sh", "src"],
+    ],
+    [
+      ["sh", "/work/.ai/run.sh", "--config=/work/.ai/x"],
+      ["sh", "/srv/tree/.ai/run.sh", "--config=/srv/tree/.ai/x"],
+    ],
+    [
+      ["python3", "/work/.ai"],
+      ["python3", "/srv/tree/.ai"],
+    ],
     // Only the policy's own absolute .ai paths move.
-    [["cat", "/work/src/a", "/work/.aix", "x=/work/.ai/y", "/work"], ["cat", "/work/src/a", "/work/.aix", "x=/work/.ai/y", "/work"]],
+    [
+      ["cat", "/work/src/a", "/work/.aix", "x=/work/.ai/y", "/work"],
+      ["cat", "/work/src/a", "/work/.aix", "x=/work/.ai/y", "/work"],
+    ],
   ])("moves %j to %j", (argv, expected) => {
     expect(relocateTrustedPaths(argv, "/srv/tree")).toEqual(expected);
   });

@@ -25,7 +25,10 @@ describe("resolveHelperImage", () => {
     ["", `"" is not an image name, /^[a-z][a-z0-9_-]{0,63}$/ (${ALLOWED})`],
     ["python --privileged", `"python --privileged" is not an image name, /^[a-z][a-z0-9_-]{0,63}$/ (${ALLOWED})`],
     ["docker.io/library/python:3", `"docker.io/library/python:3" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`],
-    ["localhost/reviewbot/base:latest", `"localhost/reviewbot/base:latest" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`],
+    [
+      "localhost/reviewbot/base:latest",
+      `"localhost/reviewbot/base:latest" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`,
+    ],
     ["python:3.12", `"python:3.12" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`],
     ["python@sha256:abc", `"python@sha256:abc" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`],
     ["/var/lib/images/x", `"/var/lib/images/x" is an image reference or path; give a name from the operator's allowlist (${ALLOWED})`],

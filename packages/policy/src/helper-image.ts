@@ -14,11 +14,7 @@ export interface HelperImage {
  *
  * @param field the path of the `image` key in the config, for messages.
  */
-export function resolveHelperImage(
-  requested: string | undefined,
-  operator: OperatorPolicy,
-  field: string,
-): CheckResult<HelperImage> {
+export function resolveHelperImage(requested: string | undefined, operator: OperatorPolicy, field: string): CheckResult<HelperImage> {
   const name = requested ?? operator.defaultImage;
   const allowed = `allowed: ${Object.keys(operator.images).sort().join(", ")}`;
   const refuse = (reason: string) => fail(field, `${quote(name)} ${reason} (${allowed})`);

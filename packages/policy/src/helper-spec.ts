@@ -15,16 +15,7 @@ export const MAX_DESCRIPTION_LENGTH = 1000;
 export const MAX_SEVERITY_ENTRIES = 200;
 
 /** How a helper's output is parsed into findings. */
-export const OutputFormat = z.enum([
-  "sarif",
-  "checkstyle",
-  "rdjson",
-  "rdjsonl",
-  "eslint-json",
-  "ruff-json",
-  "errorformat",
-  "text",
-]);
+export const OutputFormat = z.enum(["sarif", "checkstyle", "rdjson", "rdjsonl", "eslint-json", "ruff-json", "errorformat", "text"]);
 export type OutputFormat = z.infer<typeof OutputFormat>;
 
 /** The level a finding is reported at (a GitHub annotation's `failure`, `warning` or `notice`). */
@@ -46,15 +37,13 @@ const safeKey = z
     if (unsafe !== undefined) ctx.addIssue({ code: "custom", message: unsafe });
   });
 
-
 /**
  * Severity mapping: keys are a rule id reported by the tool (`E501`, `no-unused-vars`), a level
  * the tool reports (`info`, `convention`), or `default`; values are the level to report. The
  * parser looks a finding up by rule id, then by the tool's level, then `default`, and otherwise
  * keeps its own mapping.
  */
-export const SeverityMap = WithoutProtoKey
-  .pipe(z.record(safeKey, SeverityLevel))
+export const SeverityMap = WithoutProtoKey.pipe(z.record(safeKey, SeverityLevel))
   .refine((map) => Object.keys(map).length <= MAX_SEVERITY_ENTRIES, `has more than ${MAX_SEVERITY_ENTRIES} entries`)
   .readonly();
 export type SeverityMap = z.infer<typeof SeverityMap>;
@@ -67,30 +56,36 @@ const argv = z.array(text(MAX_VALUE_LENGTH));
  * be 0 (serge writes `"allow_args": false, "max_args": 0`), but not with `allow_args` true. This
  * is the shape only; `resolveHelper` applies the command, install, image and limit rules.
  */
-export const HelperSpec = z.strictObject({
-  name: z.string().regex(HELPER_NAME, {
-    error: (issue) => `${quote(String(issue.input))} does not match ${String(HELPER_NAME)}`,
-  }),
-  description: text(MAX_DESCRIPTION_LENGTH),
-  command: argv.max(MAX_COMMAND_ENTRIES, `has more than ${MAX_COMMAND_ENTRIES} entries`),
-  cwd: text(MAX_VALUE_LENGTH).optional(),
-  allow_args: z.boolean().default(false),
-  // 0 is serge's way of saying "no arguments" beside `allow_args: false` (checked below).
-  max_args: z.int().min(0).max(MAX_ARGS_CEILING).default(DEFAULT_MAX_ARGS),
-  args_separator: z.boolean().default(true),
-  timeout_seconds: z.number().optional(),
-  install: argv.optional(),
-  image: text(MAX_VALUE_LENGTH).optional(),
-  format: OutputFormat.default("text"),
-  severity: SeverityMap.optional(),
-  memory_mb: z.number().optional(),
-  cpus: z.number().optional(),
-  pids: z.number().optional(),
-}).superRefine((spec, ctx) => {
-  // Arguments allowed but none accepted is a contradiction, not a policy: say so rather than
-  // let every call be refused at run time.
-  if (spec.allow_args && spec.max_args === 0) {
-    ctx.addIssue({ code: "custom", path: ["max_args"], message: "is 0 while allow_args is true: no argument could be passed; set allow_args to false or max_args to at least 1" });
-  }
-});
+export const HelperSpec = z
+  .strictObject({
+    name: z.string().regex(HELPER_NAME, {
+      error: (issue) => `${quote(String(issue.input))} does not match ${String(HELPER_NAME)}`,
+    }),
+    description: text(MAX_DESCRIPTION_LENGTH),
+    command: argv.max(MAX_COMMAND_ENTRIES, `has more than ${MAX_COMMAND_ENTRIES} entries`),
+    cwd: text(MAX_VALUE_LENGTH).optional(),
+    allow_args: z.boolean().default(false),
+    // 0 is serge's way of saying "no arguments" beside `allow_args: false` (checked below).
+    max_args: z.int().min(0).max(MAX_ARGS_CEILING).default(DEFAULT_MAX_ARGS),
+    args_separator: z.boolean().default(true),
+    timeout_seconds: z.number().optional(),
+    install: argv.optional(),
+    image: text(MAX_VALUE_LENGTH).optional(),
+    format: OutputFormat.default("text"),
+    severity: SeverityMap.optional(),
+    memory_mb: z.number().optional(),
+    cpus: z.number().optional(),
+    pids: z.number().optional(),
+  })
+  .superRefine((spec, ctx) => {
+    // Arguments allowed but none accepted is a contradiction, not a policy: say so rather than
+    // let every call be refused at run time.
+    if (spec.allow_args && spec.max_args === 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["max_args"],
+        message: "is 0 while allow_args is true: no argument could be passed; set allow_args to false or max_args to at least 1",
+      });
+    }
+  });
 export type HelperSpec = z.infer<typeof HelperSpec>;

@@ -46,7 +46,9 @@ describe("installPlan", () => {
 describe("depsEnv", () => {
   it("puts the deps first on PATH and sets NODE_PATH and PYTHONPATH into them", () => {
     const env = depsEnv(buildSandboxEnv({}));
-    expect(env.PATH).toBe("/opt/reviewbot/deps/node/node_modules/.bin:/opt/reviewbot/deps/python/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    expect(env.PATH).toBe(
+      "/opt/reviewbot/deps/node/node_modules/.bin:/opt/reviewbot/deps/python/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    );
     expect(env).toMatchObject({ NODE_PATH: "/opt/reviewbot/deps/node/node_modules", PYTHONPATH: "/opt/reviewbot/deps/python", HOME: "/tmp" });
     expect(Object.isFrozen(env)).toBe(true);
   });

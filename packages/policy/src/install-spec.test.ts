@@ -102,7 +102,21 @@ describe("checkInstallSpec", () => {
     [["pip", "install", "flake8==7.1.0"], "pip"],
     [["pip3", "install", "--no-deps", "ruff"], "pip"],
     [["python3", "-m", "pip", "install", "-q", "--only-binary=:all:", "black[d]>=24,<25"], "pip"],
-    [["pip", "install", "--require-hashes", "--no-cache-dir", "--disable-pip-version-check", "--no-compile", "--quiet", "a.b-c_d~=1.0", "x!=2", "y===1.0+local"], "pip"],
+    [
+      [
+        "pip",
+        "install",
+        "--require-hashes",
+        "--no-cache-dir",
+        "--disable-pip-version-check",
+        "--no-compile",
+        "--quiet",
+        "a.b-c_d~=1.0",
+        "x!=2",
+        "y===1.0+local",
+      ],
+      "pip",
+    ],
     [["pip", "install", "-U", "ruff"], "pip"],
     [["python3", "-m", "pip", "install", "--upgrade", "pip", "flake8==7.1.0"], "pip"],
     [["npm", "install", "--ignore-scripts", "prettier"], "npm"],
@@ -136,12 +150,12 @@ describe("checkInstallSpec", () => {
     expect(messagesOf(argv)).toEqual([message]);
   });
 
-  it.each([
-    ...PIP_ENTRIES.map(([entry, reason]) => ["pip", entry, reason] as const),
-    ...NPM_ENTRIES.map(([entry, reason]) => ["npm", entry, reason] as const),
-  ])("refuses the %s entry %j", (manager, entry, reason) => {
-    expect(messagesOf([...PACKAGE_PREFIX[manager], entry])).toEqual([`helpers[1].install[3]: ${JSON.stringify(entry)} ${reason}`]);
-  });
+  it.each([...PIP_ENTRIES.map(([entry, reason]) => ["pip", entry, reason] as const), ...NPM_ENTRIES.map(([entry, reason]) => ["npm", entry, reason] as const)])(
+    "refuses the %s entry %j",
+    (manager, entry, reason) => {
+      expect(messagesOf([...PACKAGE_PREFIX[manager], entry])).toEqual([`helpers[1].install[3]: ${JSON.stringify(entry)} ${reason}`]);
+    },
+  );
 
   it("reports every bad entry with its index", () => {
     expect(messagesOf(["pip", "install", "-e", ".", "git+https://x.test/y", "ok-pkg"])).toEqual([

@@ -41,15 +41,7 @@ const ALLOWED_FLAGS: Record<PackageManager, ReadonlySet<string>> = {
     "-U",
     "--upgrade",
   ]),
-  npm: new Set([
-    "--no-audit",
-    "--no-fund",
-    "--omit=dev",
-    "--omit=optional",
-    "--silent",
-    "--no-save",
-    "--ignore-scripts",
-  ]),
+  npm: new Set(["--no-audit", "--no-fund", "--omit=dev", "--omit=optional", "--silent", "--no-save", "--ignore-scripts"]),
 };
 
 // Reasons for the refused flags people are likely to try; any other flag is "not allowed" too.
@@ -61,17 +53,7 @@ const REFUSED_FLAG_GROUPS: readonly { readonly reason: string; readonly flags: r
   },
   {
     reason: "overrides the package index or registry",
-    flags: [
-      "-i",
-      "--index-url",
-      "--extra-index-url",
-      "-f",
-      "--find-links",
-      "--trusted-host",
-      "--registry",
-      "--userconfig",
-      "--globalconfig",
-    ],
+    flags: ["-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host", "--registry", "--userconfig", "--globalconfig"],
   },
   {
     reason: "writes outside the install target",

@@ -63,9 +63,6 @@ describe("narrowLimits", () => {
 
   it("reports every bad request at once", () => {
     const result = narrowLimits({ memory_mb: 0, pids: -5, cpus: 2 }, operatorLimits, "helpers[3]");
-    expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual([
-      "helpers[3].memory_mb: 0 is not positive",
-      "helpers[3].pids: -5 is not positive",
-    ]);
+    expect(result.ok ? [] : result.errors.map((e) => e.message)).toEqual(["helpers[3].memory_mb: 0 is not positive", "helpers[3].pids: -5 is not positive"]);
   });
 });

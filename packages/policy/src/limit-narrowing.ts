@@ -56,11 +56,7 @@ export function helperCeilings(limits: OperatorLimits): HelperLimits {
  *
  * @param field the path of the helper in the config, for messages (`helpers[2]`).
  */
-export function narrowLimits(
-  requests: ResourceRequests,
-  ceilings: OperatorLimits,
-  field: string,
-): CheckResult<NarrowedLimits> {
+export function narrowLimits(requests: ResourceRequests, ceilings: OperatorLimits, field: string): CheckResult<NarrowedLimits> {
   const limits = { ...helperCeilings(ceilings) };
   const errors: ConfigError[] = [];
   const warnings: string[] = [];

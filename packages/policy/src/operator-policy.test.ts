@@ -79,7 +79,11 @@ describe("parseOperatorPolicy", () => {
     ["an unknown limit", { limits: { swapBytes: 1 } }, "limits.swapBytes: unknown key"],
     ["an unknown top-level key", { network: true }, "network: unknown key"],
     ["an unknown findings limit", { findings: { perFile: 10 } }, "findings.perFile: unknown key"],
-    ["a parse heap a thread cannot start in", { findings: { parseMemoryBytes: 16 * MiB } }, "findings.parseMemoryBytes: Too small: expected number to be >=33554432"],
+    [
+      "a parse heap a thread cannot start in",
+      { findings: { parseMemoryBytes: 16 * MiB } },
+      "findings.parseMemoryBytes: Too small: expected number to be >=33554432",
+    ],
     ["no parse time at all", { findings: { parseSeconds: 0 } }, "findings.parseSeconds: Too small: expected number to be >=0.01"],
     ["a zero findings cap", { findings: { perReview: 0 } }, "findings.perReview: Too small: expected number to be >0"],
     ["an unknown install hook mode", { installHooks: "on" }, 'installHooks: Invalid option: expected one of "off"|"registry"'],
@@ -98,9 +102,7 @@ describe("parseOperatorPolicy", () => {
     ["null", null, "(root): Invalid input: expected object, received null"],
     ["an array", [], "(root): Invalid input: expected object, received array"],
   ])("refuses %s, naming the key", (_label, input, message) => {
-    expect(() => parseOperatorPolicy(input)).toThrow(
-      expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining(message) as string }),
-    );
+    expect(() => parseOperatorPolicy(input)).toThrow(expect.objectContaining({ code: "CONFIG_INVALID", message: expect.stringContaining(message) as string }));
   });
 
   it("reports every bad key at once", () => {

@@ -64,7 +64,10 @@ export const FindingsLimits = z
     structuredOutputBytes: count(8 * MiB),
     parseSeconds: z.number().min(0.01).max(3600).default(10),
     // Below 24 MiB a worker thread cannot even start (measured, Node 20).
-    parseMemoryBytes: z.int().min(32 * MiB).default(128 * MiB),
+    parseMemoryBytes: z
+      .int()
+      .min(32 * MiB)
+      .default(128 * MiB),
     perHelper: count(5_000),
     perReview: count(20_000),
     retainedBytes: count(16 * MiB),

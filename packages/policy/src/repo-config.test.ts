@@ -81,9 +81,7 @@ describe("parseRepoConfig: resolving helpers", () => {
   it("keeps the valid helpers when one is bad", () => {
     const result = parse({ helpers: [lint, { ...lint, name: "escape", command: ["../x.sh"] }, { ...lint, name: "types" }] });
     expect(result.helpers.map((h) => h.name)).toEqual(["lint", "types"]);
-    expect(result.errors).toEqual([
-      { path: "helpers[1].command[0]", message: 'helpers[1].command[0]: "../x.sh" leaves .ai/ after normalisation' },
-    ]);
+    expect(result.errors).toEqual([{ path: "helpers[1].command[0]", message: 'helpers[1].command[0]: "../x.sh" leaves .ai/ after normalisation' }]);
   });
 
   it("refuses every holder of a duplicated name, ignoring case", () => {
@@ -96,7 +94,11 @@ describe("parseRepoConfig: resolving helpers", () => {
   });
 
   it("reports every rule a helper breaks", () => {
-    expect(parse({ helpers: [{ ...lint, command: ["/bin/sh"], cwd: "..", image: "ruby", pids: 0, install: ["npm", "install", "-g", "x"] }] }).errors.map((e) => e.message)).toEqual([
+    expect(
+      parse({ helpers: [{ ...lint, command: ["/bin/sh"], cwd: "..", image: "ruby", pids: 0, install: ["npm", "install", "-g", "x"] }] }).errors.map(
+        (e) => e.message,
+      ),
+    ).toEqual([
       'helpers[0].command[0]: "/bin/sh" is an absolute path',
       'helpers[0].cwd: ".." leaves the worktree after normalisation',
       'helpers[0].install[2]: "-g" writes outside the install target',
@@ -161,10 +163,18 @@ describe("parseRepoConfig: a bad helper is reported by field", () => {
     ["an unknown severity level", { ...lint, severity: { E501: "fatal" } }, "helpers[0].severity.E501: Invalid option: expected one of"],
     ["an empty severity key", { ...lint, severity: { "": "error" } }, 'helpers[0].severity[""]: invalid key: is empty'],
     ["a control character in a severity key", { ...lint, severity: { "a\u0007": "error" } }, "invalid key: contains the control character U+0007"],
-    ["201 severity entries", { ...lint, severity: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`R${i}`, "error"])) }, "helpers[0].severity: has more than 200 entries"],
+    [
+      "201 severity entries",
+      { ...lint, severity: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`R${i}`, "error"])) },
+      "helpers[0].severity: has more than 200 entries",
+    ],
     ["max_args above 32", { ...lint, max_args: 33 }, "helpers[0].max_args: Too big: expected number to be <=32"],
     ["max_args of -1", { ...lint, max_args: -1 }, "helpers[0].max_args: Too small: expected number to be >=0"],
-    ["max_args of 0 with allow_args", { ...lint, allow_args: true, max_args: 0 }, "helpers[0].max_args: is 0 while allow_args is true: no argument could be passed"],
+    [
+      "max_args of 0 with allow_args",
+      { ...lint, allow_args: true, max_args: 0 },
+      "helpers[0].max_args: is 0 while allow_args is true: no argument could be passed",
+    ],
     ["allow_args as a string", { ...lint, allow_args: "yes" }, "helpers[0].allow_args: Invalid input: expected boolean, received string"],
     ["a timeout as a string", { ...lint, timeout_seconds: "60" }, "helpers[0].timeout_seconds: Invalid input: expected number, received string"],
     ["a fractional memory request", { ...lint, memory_mb: 1.5 }, "helpers[0].memory_mb: 1.5 is not a whole number"],

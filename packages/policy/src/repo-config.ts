@@ -1,14 +1,5 @@
 import { z } from "zod";
-import {
-  fail,
-  formatPath,
-  fromZodIssues,
-  quote,
-  requiredMessage,
-  ROOT_PATH,
-  type CheckResult,
-  type ConfigError,
-} from "./config-error.js";
+import { fail, formatPath, fromZodIssues, quote, requiredMessage, ROOT_PATH, type CheckResult, type ConfigError } from "./config-error.js";
 import { HelperSpec } from "./helper-spec.js";
 import type { OperatorPolicy } from "./operator-policy.js";
 import { resolveHelper, type ResolvedHelper } from "./resolve-helper.js";
@@ -53,12 +44,7 @@ export function parseRepoConfig(text: string, operator: OperatorPolicy): RepoCon
   return { helpers, errors };
 }
 
-function checkHelper(
-  spec: HelperSpec,
-  index: number,
-  names: readonly (string | undefined)[],
-  operator: OperatorPolicy,
-): CheckResult<ResolvedHelper> {
+function checkHelper(spec: HelperSpec, index: number, names: readonly (string | undefined)[], operator: OperatorPolicy): CheckResult<ResolvedHelper> {
   const field = formatPath(["helpers", index]);
   // Names become the LLM's tool names and sandbox labels, where case may not distinguish them.
   const name = spec.name.toLowerCase();

@@ -22,9 +22,19 @@ describe("buildHelperArgv", () => {
   });
 
   it.each([
-    ["arguments to a helper that allows none", { ...helper, allowArgs: false }, ["x"], 'helper "lint": args: runtime arguments are not allowed (allow_args is false)'],
+    [
+      "arguments to a helper that allows none",
+      { ...helper, allowArgs: false },
+      ["x"],
+      'helper "lint": args: runtime arguments are not allowed (allow_args is false)',
+    ],
     ["more than max_args", helper, ["a", "b", "c", "d"], 'helper "lint": args: 4 arguments given, at most 3 allowed (max_args)'],
-    ["more than 32, whatever max_args says", { ...helper, maxArgs: 100 }, Array<string>(33).fill("a"), 'helper "lint": args: 33 arguments given, at most 32 allowed (max_args)'],
+    [
+      "more than 32, whatever max_args says",
+      { ...helper, maxArgs: 100 },
+      Array<string>(33).fill("a"),
+      'helper "lint": args: 33 arguments given, at most 32 allowed (max_args)',
+    ],
     ["201 characters", helper, ["x".repeat(201)], 'helper "lint": args[0]: is 201 characters long, at most 200 allowed'],
     ["a NUL byte", helper, ["ok", "a\0b"], 'helper "lint": args[1]: "a\\u0000b" contains a NUL byte'],
     ["a newline", helper, ["a\nb"], 'helper "lint": args[0]: "a\\nb" contains the control character U+000A'],
@@ -33,9 +43,24 @@ describe("buildHelperArgv", () => {
     ["a number", helper, [42], 'helper "lint": args[0]: expected a string, got number'],
     ["null", helper, ["a", null], 'helper "lint": args[1]: expected a string, got null'],
     ["an object", helper, [{ toString: () => "-rf" }], 'helper "lint": args[0]: expected a string, got object'],
-    ["an option without separator", unseparated, ["-rf"], 'helper "lint": args[0]: "-rf" begins with "-" and could be read as an option (args_separator is false)'],
-    ["a long option without separator", unseparated, ["ok", "--output=/etc/x"], 'helper "lint": args[1]: "--output=/etc/x" begins with "-" and could be read as an option (args_separator is false)'],
-    ["a lone dash without separator", unseparated, ["-"], 'helper "lint": args[0]: "-" begins with "-" and could be read as an option (args_separator is false)'],
+    [
+      "an option without separator",
+      unseparated,
+      ["-rf"],
+      'helper "lint": args[0]: "-rf" begins with "-" and could be read as an option (args_separator is false)',
+    ],
+    [
+      "a long option without separator",
+      unseparated,
+      ["ok", "--output=/etc/x"],
+      'helper "lint": args[1]: "--output=/etc/x" begins with "-" and could be read as an option (args_separator is false)',
+    ],
+    [
+      "a lone dash without separator",
+      unseparated,
+      ["-"],
+      'helper "lint": args[0]: "-" begins with "-" and could be read as an option (args_separator is false)',
+    ],
   ])("refuses %s", (_label, policy, args, message) => {
     expect(() => buildHelperArgv(policy, args)).toThrow(expect.objectContaining({ code: "POLICY_DENIED", message }));
   });

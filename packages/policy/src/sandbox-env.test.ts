@@ -9,9 +9,14 @@ describe("buildSandboxEnv", () => {
 
   it("is exactly the fixed base when nothing is added, and frozen", () => {
     const env = buildSandboxEnv({});
-    expect(Object.entries(env).map(([name, value]) => `${name}=${value}`)).toEqual(
-      ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/tmp", "LANG=C.UTF-8", "TMPDIR=/tmp", "CI=true", "NO_COLOR=1"],
-    );
+    expect(Object.entries(env).map(([name, value]) => `${name}=${value}`)).toEqual([
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "HOME=/tmp",
+      "LANG=C.UTF-8",
+      "TMPDIR=/tmp",
+      "CI=true",
+      "NO_COLOR=1",
+    ]);
     expect(Object.isFrozen(env)).toBe(true);
   });
 

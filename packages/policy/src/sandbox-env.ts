@@ -20,14 +20,7 @@ const MAX_ENV_VALUE_LENGTH = 4096;
 // Explicit names that may be added: our own `REVIEWBOT_*` and a few harmless output switches.
 // NODE_OPTIONS is deliberately absent: `--require`/`--import` load arbitrary code.
 const ALLOWED_PREFIX = "REVIEWBOT_";
-const ALLOWED_NAMES: readonly string[] = [
-  "PYTHONDONTWRITEBYTECODE",
-  "PYTHONUNBUFFERED",
-  "PYTHONIOENCODING",
-  "TZ",
-  "LC_ALL",
-  "TERM",
-];
+const ALLOWED_NAMES: readonly string[] = ["PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "TZ", "LC_ALL", "TERM"];
 
 // Names that change which code runs; they are outside the allowlist anyway, and are named here so
 // that the refusal says why. A trailing `*` matches a prefix.
@@ -75,9 +68,7 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
  *
  * @throws AppError `POLICY_DENIED` naming the variable and the reason.
  */
-export function buildSandboxEnv(
-  explicit: Readonly<Record<string, string>>,
-): Readonly<Record<string, string>> {
+export function buildSandboxEnv(explicit: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
   const env: Record<string, string> = { ...SANDBOX_BASE_ENV };
   for (const [name, value] of Object.entries(explicit)) {
     const reason = nameProblem(name) ?? valueProblem(value);

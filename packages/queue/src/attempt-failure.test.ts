@@ -9,7 +9,13 @@ const bug = new TypeError("x is undefined");
 
 describe("attemptFailure", () => {
   it.each([
-    ["a final AppError on the first of five attempts", final, 0, 5, { code: "JOB_INVALID", attempt: 1, retryable: false, final: true, reason: "review job repository: must be owner/name" }],
+    [
+      "a final AppError on the first of five attempts",
+      final,
+      0,
+      5,
+      { code: "JOB_INVALID", attempt: 1, retryable: false, final: true, reason: "review job repository: must be owner/name" },
+    ],
     ["a retryable AppError before the last attempt", retryable, 3, 5, { code: "GITHUB_API_FAILED", attempt: 4, final: false }],
     ["a retryable AppError on the last attempt", retryable, 4, 5, { code: "GITHUB_API_FAILED", attempt: 5, retryable: true, final: true }],
     ["an error that is no AppError, retried", bug, 0, 2, { code: "INTERNAL", attempt: 1, final: false, reason: "x is undefined" }],

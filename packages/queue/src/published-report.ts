@@ -80,8 +80,15 @@ export const PublishedAi = z.strictObject({
   since: sha.nullable(),
   summary: z.string().max(8000),
   findings: z.array(PublishedAiFinding).max(500),
-  unplaced: z.array(z.strictObject({ path: z.string().max(4096), line: z.number().int().nonnegative(), title: z.string().max(200), reason: z.string().max(500) })).max(500),
-  usage: z.strictObject({ inputTokens: z.int().nonnegative(), outputTokens: z.int().nonnegative(), turns: z.int().nonnegative(), toolCalls: z.int().nonnegative() }),
+  unplaced: z
+    .array(z.strictObject({ path: z.string().max(4096), line: z.number().int().nonnegative(), title: z.string().max(200), reason: z.string().max(500) }))
+    .max(500),
+  usage: z.strictObject({
+    inputTokens: z.int().nonnegative(),
+    outputTokens: z.int().nonnegative(),
+    turns: z.int().nonnegative(),
+    toolCalls: z.int().nonnegative(),
+  }),
   coverage: z.strictObject({
     files: z.int().nonnegative(),
     reviewedFiles: z.int().nonnegative(),
@@ -107,7 +114,10 @@ export const PublishedReport = z.strictObject({
       ignoredPrChanges: z.array(z.string().max(4096)).max(1000),
     })
     // Only an overlay that failed before it had a commit may leave the commit unnamed.
-    .refine((overlay) => overlay.commit !== null || overlay.source === "failed-closed", { path: ["commit"], message: "must name the commit .ai/ was read from" }),
+    .refine((overlay) => overlay.commit !== null || overlay.source === "failed-closed", {
+      path: ["commit"],
+      message: "must name the commit .ai/ was read from",
+    }),
   configErrors: z.array(z.string().max(2000)).max(200),
   helpers: z.array(PublishedHelper).max(100),
   findings: z.array(PublishedFinding).max(20_000),

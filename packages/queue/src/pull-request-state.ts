@@ -14,8 +14,7 @@ function stateKey(pr: PullRequestRef): string {
  * recorded, nothing superseded; `tie` when both carry the same `updated_at`).
  */
 export type HeadRecord =
-  | { readonly kind: "recorded"; readonly previous: string | null }
-  | { readonly kind: "stale"; readonly recordedHead: string; readonly tie: boolean };
+  { readonly kind: "recorded"; readonly previous: string | null } | { readonly kind: "stale"; readonly recordedHead: string; readonly tie: boolean };
 
 // The ordering rule (issue 10): a delivery's head is only as new as the PR's `updated_at` that
 // GitHub sent with it, and the X-GitHub-Delivery id is not signed, so a captured delivery can be

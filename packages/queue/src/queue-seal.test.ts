@@ -20,11 +20,14 @@ describe("QueueSeal", () => {
     ["a seal that is not hex", () => ({ ...seal.seal("id", data), mac: "z".repeat(64) })],
     ["a changed field", () => ({ ...seal.seal("id", data), repository: "octo/private" })],
     ["an added field", () => ({ ...seal.seal("id", data), token: "ghs_x" })],
-    ["a removed field", () => {
-      const sealed: Record<string, unknown> = seal.seal("id", data);
-      Reflect.deleteProperty(sealed, "headSha");
-      return sealed;
-    }],
+    [
+      "a removed field",
+      () => {
+        const sealed: Record<string, unknown> = seal.seal("id", data);
+        Reflect.deleteProperty(sealed, "headSha");
+        return sealed;
+      },
+    ],
     ["another entry's seal (moved to this id)", () => seal.seal("other-id", data)],
     ["a seal under another secret", () => QueueSeal.fromSecret("another-secret-0123456789").seal("id", data)],
     ["an array", () => [data]],

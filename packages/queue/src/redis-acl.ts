@@ -14,9 +14,7 @@ export function renderRedisAcl(template: string, passwords: Readonly<Record<Redi
   return template
     .split("\n")
     .filter((line) => line.trim() !== "" && !line.startsWith("#"))
-    .map((line) =>
-      line.replace("{{API}}", hash(passwords.api)).replace("{{WORKER}}", hash(passwords.worker)).replace("{{ADMIN}}", hash(passwords.admin)),
-    )
+    .map((line) => line.replace("{{API}}", hash(passwords.api)).replace("{{WORKER}}", hash(passwords.worker)).replace("{{ADMIN}}", hash(passwords.admin)))
     .join("\n")
     .concat("\n");
 }

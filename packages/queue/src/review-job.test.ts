@@ -14,7 +14,8 @@ const valid: ReviewJob = {
   pullUpdatedAt: "2024-05-06T07:08:09Z",
   headFrom: "event",
   deliveryId: "72d3162e-cc78-11e3-81ab-4c9367dc0958",
-  trigger: "pull_request", reply: null,
+  trigger: "pull_request",
+  reply: null,
 };
 
 describe("parseReviewJob", () => {

@@ -47,7 +47,10 @@ export const MAX_ANSWER_CHARS = 4000;
 export const ReplyThread = z.strictObject({
   path: z.string().max(4096),
   line: z.int().positive().nullable(),
-  comments: z.array(z.strictObject({ author: z.string().max(100), ours: z.boolean(), body: z.string().max(65_536) })).min(1).max(50),
+  comments: z
+    .array(z.strictObject({ author: z.string().max(100), ours: z.boolean(), body: z.string().max(65_536) }))
+    .min(1)
+    .max(50),
 });
 export type ReplyThread = z.infer<typeof ReplyThread>;
 
@@ -64,7 +67,9 @@ export const ClaimResponse = z.strictObject({
    * review is on: its head (the incremental review starts there when it is an ancestor of this
    * one) and its findings, which the worker carries to this head when their lines are unchanged.
    */
-  previous: z.strictObject({ headSha: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA"), findings: z.array(PublishedAiFinding).max(500) }).nullable(),
+  previous: z
+    .strictObject({ headSha: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA"), findings: z.array(PublishedAiFinding).max(500) })
+    .nullable(),
   /** For a job that answers a reply: the thread as GitHub has it, up to the reply (untrusted text), and where it sits. */
   thread: ReplyThread.nullable(),
 });
@@ -125,7 +130,12 @@ export const AiCacheRequest = z.discriminatedUnion("op", [
     ...jobRef,
     op: z.literal("put"),
     key: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 hex digest"),
-    result: z.unknown().refine((value) => value !== undefined && JSON.stringify(value).length <= MAX_AI_CACHE_BYTES, `must serialise to at most ${MAX_AI_CACHE_BYTES} characters`),
+    result: z
+      .unknown()
+      .refine(
+        (value) => value !== undefined && JSON.stringify(value).length <= MAX_AI_CACHE_BYTES,
+        `must serialise to at most ${MAX_AI_CACHE_BYTES} characters`,
+      ),
   }),
 ]);
 export type AiCacheRequest = z.infer<typeof AiCacheRequest>;

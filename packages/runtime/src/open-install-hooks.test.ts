@@ -13,7 +13,11 @@ import { openInstallHooks } from "./open-install-hooks.js";
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: "info", scrubber: new SecretScrubber(), destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    level: "info",
+    scrubber: new SecretScrubber(),
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { logger, lines };
 }
 
@@ -43,7 +47,9 @@ describe("openInstallHooks", () => {
       expect(opened.runtime).toBeUndefined();
       await opened.close();
       expect(existsSync(join(stateDir, "registry"))).toBe(false);
-      expect(lines.map((line) => [line.msg, line.engine, line.runsInstalls])).toEqual([["install hooks need the container engine; they will not run", "podman", false]]);
+      expect(lines.map((line) => [line.msg, line.engine, line.runsInstalls])).toEqual([
+        ["install hooks need the container engine; they will not run", "podman", false],
+      ]);
     } finally {
       await rm(stateDir, { recursive: true, force: true });
     }

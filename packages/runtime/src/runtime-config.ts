@@ -25,7 +25,10 @@ const REPO_CONTAINERS_CONF = fileURLToPath(new URL("../../../infra/podman/contai
 export const RuntimeConfig = z.object({
   // As root, a system path: bubblewrap's unprivileged uids must reach the rootfs cache and the
   // work trees, which they cannot under /root.
-  REVIEWBOT_CACHE_DIR: z.string().min(1).default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
+  REVIEWBOT_CACHE_DIR: z
+    .string()
+    .min(1)
+    .default(process.getuid?.() === 0 ? "/var/cache/reviewbot" : join(homedir(), ".cache", "reviewbot")),
   REVIEWBOT_SANDBOX: z.string().optional(),
   REVIEWBOT_ENGINE: z.enum(ENGINE_CHOICES).default("auto"),
   REVIEWBOT_PODMAN_SOCKET: z.string().min(1).optional(),

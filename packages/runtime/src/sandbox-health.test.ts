@@ -19,7 +19,11 @@ function scriptedEngine(answer: (signal: AbortSignal) => Promise<EngineHealth>) 
 
 function harness(answer: (signal: AbortSignal) => Promise<EngineHealth>, timeoutMs = 1000) {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ level: "info", scrubber: new SecretScrubber(), destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    level: "info",
+    scrubber: new SecretScrubber(),
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   let clock = 0;
   const engine = scriptedEngine(answer);
   const health = createSandboxHealth(engine, { timeoutMs, maxAgeMs: 2000, logger, now: () => clock });

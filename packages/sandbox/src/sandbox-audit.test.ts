@@ -9,7 +9,12 @@ import type { SandboxEngine } from "./sandbox-spec.js";
 
 const logger = createLogger({ level: "silent", scrubber: new SecretScrubber() });
 // Never asked anything: reading capabilities starts no service and opens no socket.
-const container = new ContainerEngine({ name: "podman", docker: new Dockerode({ socketPath: "/nonexistent.sock" }), seccomp: "", stateDir: "/var/cache/reviewbot/sandbox/podman" });
+const container = new ContainerEngine({
+  name: "podman",
+  docker: new Dockerode({ socketPath: "/nonexistent.sock" }),
+  seccomp: "",
+  stateDir: "/var/cache/reviewbot/sandbox/podman",
+});
 
 describe("auditedEngine", () => {
   it.each<[string, SandboxEngine]>([

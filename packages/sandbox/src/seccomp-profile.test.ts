@@ -28,7 +28,10 @@ describe("deriveSeccompProfile", () => {
   it("drops rules left without names", () => {
     const profile = deriveSeccompProfile({
       defaultAction: "SCMP_ACT_ERRNO",
-      syscalls: [{ names: ["bpf"], action: "SCMP_ACT_ALLOW" }, { names: ["read"], action: "SCMP_ACT_ALLOW" }],
+      syscalls: [
+        { names: ["bpf"], action: "SCMP_ACT_ALLOW" },
+        { names: ["read"], action: "SCMP_ACT_ALLOW" },
+      ],
     });
     expect(profile.syscalls).toEqual([{ names: ["read"], action: "SCMP_ACT_ALLOW" }]);
   });

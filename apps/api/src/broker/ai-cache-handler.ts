@@ -43,4 +43,3 @@ function cacheKey(job: ReviewJob, key: string): string {
 function countKey(job: ReviewJob): string {
   return `${KEY_PREFIX}:ai-count:${job.repositoryId}:${job.pullNumber}:${job.headSha}`;
 }
-

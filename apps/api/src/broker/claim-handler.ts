@@ -71,7 +71,10 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
         Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
       }
       if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
-      deps.logger.info({ ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt }, "job claimed");
+      deps.logger.info(
+        { ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt },
+        "job claimed",
+      );
       response.status(200).json(answer);
     } catch (err) {
       refuseWorkerRequest(response, err, fields, deps.logger);

@@ -70,7 +70,8 @@ export async function authorizeJobCall(
     job = openReviewJob(deps.seal, call.jobId, queued.data);
   } catch (err) {
     if (!isAppError(err)) throw err;
-    if (err.details.forged === true) throw new AppError("JOB_NOT_HELD", "the job was not created by the api, or was altered", { cause: err, details: { forged: true } });
+    if (err.details.forged === true)
+      throw new AppError("JOB_NOT_HELD", "the job was not created by the api, or was altered", { cause: err, details: { forged: true } });
     throw new AppError("JOB_NOT_HELD", "the queued job breaks its contract", { cause: err });
   }
   const [verdict, previous] = (await deps.redis.eval(

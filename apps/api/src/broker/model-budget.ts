@@ -51,7 +51,8 @@ export class ModelBudget {
     if (job.tokens >= limits.jobTokens) refuse(`job's token budget (${limits.jobTokens} tokens)`);
     if (installation.tokens >= limits.installationDailyTokens) refuse(`installation's daily token budget (${limits.installationDailyTokens} tokens)`);
     if (limits.jobMicrodollars !== null && job.microdollars >= limits.jobMicrodollars) refuse("job's spend cap");
-    if (limits.installationDailyMicrodollars !== null && installation.microdollars >= limits.installationDailyMicrodollars) refuse("installation's daily spend cap");
+    if (limits.installationDailyMicrodollars !== null && installation.microdollars >= limits.installationDailyMicrodollars)
+      refuse("installation's daily spend cap");
     return {
       outputTokensLeft: Math.min(limits.jobTokens - job.tokens, limits.installationDailyTokens - installation.tokens),
       budget: { usedTokens: job.tokens, maxTokens: limits.jobTokens },

@@ -47,7 +47,15 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     const spent = settings.price(answer.usage, clamped.model);
     const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
     deps.logger.info(
-      { ...fields, ...answer.usage, microdollars: spent, stop: answer.stop, toolCalls: answer.toolCalls.length, ms: Math.round(performance.now() - started), jobTokens: budget.usedTokens },
+      {
+        ...fields,
+        ...answer.usage,
+        microdollars: spent,
+        stop: answer.stop,
+        toolCalls: answer.toolCalls.length,
+        ms: Math.round(performance.now() - started),
+        jobTokens: budget.usedTokens,
+      },
       "model call",
     );
     const reply: ModelResponse = { response: answer, budget };

@@ -44,7 +44,9 @@ export function dashboardRouter(queues: readonly Queue[], credentials: BasicCred
 /** Answers every /admin request when no password is configured: the dashboard is off, never open. */
 export const dashboardDisabled: RequestHandler = (_request, response) => {
   response.setHeader("Cache-Control", "no-store");
-  response.status(404).json({ error: { code: "UNAUTHENTICATED", message: "the dashboard is disabled (REVIEWBOT_DASHBOARD_PASSWORD is not set)" } } satisfies ErrorBody);
+  response
+    .status(404)
+    .json({ error: { code: "UNAUTHENTICATED", message: "the dashboard is disabled (REVIEWBOT_DASHBOARD_PASSWORD is not set)" } } satisfies ErrorBody);
 };
 
 const securityHeaders: RequestHandler = (_request, response, next) => {

@@ -20,7 +20,12 @@ export function readyHandler(redis: Redis): RequestHandler {
       await withDeadline(redis.ping(), READY_DEADLINE_MS, "QUEUE_UNAVAILABLE", "Redis did not answer PING");
       response.status(200).json({ status: "ready" });
     } catch {
-      response.status(503).json({ status: "unavailable", error: { code: "QUEUE_UNAVAILABLE", message: "Redis did not answer PING in time" } } satisfies ErrorBody & { status: string });
+      response.status(503).json({
+        status: "unavailable",
+        error: { code: "QUEUE_UNAVAILABLE", message: "Redis did not answer PING in time" },
+      } satisfies ErrorBody & {
+        status: string;
+      });
     }
   };
 }

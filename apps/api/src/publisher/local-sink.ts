@@ -7,7 +7,6 @@ import { renderCheckRun, type CheckRunOutcome } from "@reviewbot/github/render-c
 import type { ReviewJob } from "@reviewbot/queue/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
-
 /**
  * A ReviewSink that writes what the check run would be, one JSON file per PR head:
  * `<dir>/<owner>/<repo>/<pullNumber>/<headSha>.json`. Files are replaced atomically (temp file +
@@ -32,7 +31,10 @@ export function createLocalSink(dir: string): ReviewSink {
     },
     async answered(task) {
       // The embedded defaults have no threads: the answer is written beside the PR head's result.
-      await writeAtomically(`${localSinkPath(dir, task.review)}.answer-${String(task.review.reply?.commentId ?? 0)}`, { ...identity(task.review, task.reviewJobId), answer: task.answer });
+      await writeAtomically(`${localSinkPath(dir, task.review)}.answer-${String(task.review.reply?.commentId ?? 0)}`, {
+        ...identity(task.review, task.reviewJobId),
+        answer: task.answer,
+      });
     },
 
     async failed(task) {

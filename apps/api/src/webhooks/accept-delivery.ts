@@ -63,7 +63,9 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   // the other one): the payload cannot say which is newer, GitHub's API can.
   const accepted = outcome.stale === null ? outcome : await resolve(queues, resolveTaskOf(work));
   const first = await recordDelivery(queues.redis, deliveryId, accepted.jobId);
-  return first ? { status: "accepted", jobId: accepted.jobId, removed: accepted.removed, cancelled: accepted.cancelled } : { status: "duplicate", jobId: accepted.jobId };
+  return first
+    ? { status: "accepted", jobId: accepted.jobId, removed: accepted.removed, cancelled: accepted.cancelled }
+    : { status: "duplicate", jobId: accepted.jobId };
 }
 
 /**

@@ -49,7 +49,14 @@ function reviewComment(patch: { action?: string; comment?: Record<string, unknow
     ...envelope,
     action: patch.action ?? "created",
     comment: { id: 902, in_reply_to_id: 901, author_association: "MEMBER", user: { login: "maintainer", type: "User" }, ...patch.comment },
-    pull_request: { number: 5, state: "open", updated_at: UPDATED, head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main" }, ...patch.pull_request },
+    pull_request: {
+      number: 5,
+      state: "open",
+      updated_at: UPDATED,
+      head: { sha: HEAD, ref: "feature" },
+      base: { sha: BASE, ref: "main" },
+      ...patch.pull_request,
+    },
   };
 }
 
@@ -57,7 +64,12 @@ function checkRun(run: Record<string, unknown>, action = "rerequested"): unknown
   return { ...envelope, action, check_run: { name: "reviewbot", app: { id: 42 }, external_id: null, pull_requests: [], ...run } };
 }
 
-const linkedPr = { number: 9, url: "https://api.github.com/repos/octo/hello/pulls/9", head: { sha: HEAD, ref: "feature" }, base: { sha: BASE, ref: "main", repo: { id: 100 } } };
+const linkedPr = {
+  number: 9,
+  url: "https://api.github.com/repos/octo/hello/pulls/9",
+  head: { sha: HEAD, ref: "feature" },
+  base: { sha: BASE, ref: "main", repo: { id: 100 } },
+};
 
 describe("decideDelivery", () => {
   it.each([
@@ -81,7 +93,12 @@ describe("decideDelivery", () => {
     ["the command not on the first line", "issue_comment", comment("hello\n/review"), "ignore:not_the_command"],
     ["a longer word", "issue_comment", comment("/reviewing"), "ignore:not_the_command"],
     ["an empty comment", "issue_comment", comment(null), "ignore:not_the_command"],
-    ["the command from a Bot", "issue_comment", comment("/review", "MEMBER", { comment: { body: "/review", author_association: "MEMBER", user: { login: "x[bot]", type: "Bot" } } }), "ignore:bot_author"],
+    [
+      "the command from a Bot",
+      "issue_comment",
+      comment("/review", "MEMBER", { comment: { body: "/review", author_association: "MEMBER", user: { login: "x[bot]", type: "Bot" } } }),
+      "ignore:bot_author",
+    ],
     ["a comment on an issue", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "open" } }), "ignore:not_a_pull_request"],
     ["a comment on a closed PR", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "closed", pull_request: {} } }), "ignore:closed"],
     ["an edited comment", "issue_comment", { ...(comment("/review") as object), action: "edited" }, "ignore:action_not_handled"],
@@ -89,7 +106,12 @@ describe("decideDelivery", () => {
     ["our fork check run rerequested (external id)", "check_run", checkRun({ external_id: `review.100.9.${DELIVERY}` }), "resolve"],
     ["an external id of another repository", "check_run", checkRun({ external_id: `review.101.9.${DELIVERY}` }), "ignore:no_pull_request"],
     ["a check run without a PR", "check_run", checkRun({}), "ignore:no_pull_request"],
-    ["a PR of another repository in the network", "check_run", checkRun({ pull_requests: [{ ...linkedPr, base: { ...linkedPr.base, repo: { id: 5 } } }] }), "ignore:no_pull_request"],
+    [
+      "a PR of another repository in the network",
+      "check_run",
+      checkRun({ pull_requests: [{ ...linkedPr, base: { ...linkedPr.base, repo: { id: 5 } } }] }),
+      "ignore:no_pull_request",
+    ],
     ["another check run", "check_run", checkRun({ name: "ci", pull_requests: [linkedPr] }), "ignore:not_our_check_run"],
     ["another app's run of the same name", "check_run", checkRun({ app: { id: 43 }, pull_requests: [linkedPr] }), "ignore:not_our_check_run"],
     ["a completed check run", "check_run", checkRun({ pull_requests: [linkedPr] }, "completed"), "ignore:action_not_handled"],
@@ -126,7 +148,10 @@ describe("decideDelivery", () => {
 
   it("answers a trusted person's reply in a review thread with a job naming the reply and its thread", () => {
     const decision = decideDelivery("pull_request_review_comment", DELIVERY, reviewComment(), filter);
-    expect(decision).toMatchObject({ kind: "answer", job: { pullNumber: 5, headSha: HEAD, trigger: "review_comment", reply: { commentId: 902, threadId: 901 }, deliveryId: DELIVERY } });
+    expect(decision).toMatchObject({
+      kind: "answer",
+      job: { pullNumber: 5, headSha: HEAD, trigger: "review_comment", reply: { commentId: 902, threadId: 901 }, deliveryId: DELIVERY },
+    });
   });
 
   it.each([
@@ -181,9 +206,24 @@ describe("decideDelivery", () => {
     ["a base ref with spaces", "pull_request", pullRequest("opened", { base: { sha: BASE, ref: "main; rm" } }), "baseRef"],
     ["no updated_at", "pull_request", pullRequest("opened", { updated_at: undefined }), "pull_request.updated_at"],
     ["an updated_at that is no time", "pull_request", pullRequest("opened", { updated_at: "yesterday" }), "pullUpdatedAt"],
-    ["no default branch", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "octo/hello" } }, "repository.default_branch"],
-    ["a repository name with a slash too many", "pull_request", { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "a/b/c", default_branch: "main" } }, "repository"],
-    ["a comment without an association", "issue_comment", { ...(comment("/review") as object), comment: { body: "/review", user: { login: "a", type: "User" } } }, "comment.author_association"],
+    [
+      "no default branch",
+      "pull_request",
+      { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "octo/hello" } },
+      "repository.default_branch",
+    ],
+    [
+      "a repository name with a slash too many",
+      "pull_request",
+      { ...(pullRequest("opened") as object), repository: { id: 100, full_name: "a/b/c", default_branch: "main" } },
+      "repository",
+    ],
+    [
+      "a comment without an association",
+      "issue_comment",
+      { ...(comment("/review") as object), comment: { body: "/review", user: { login: "a", type: "User" } } },
+      "comment.author_association",
+    ],
     ["a non-object payload", "pull_request", [], "(root)"],
   ])("rejects %s as WEBHOOK_MALFORMED naming the field", (_name, event, payload, field) => {
     expect(() => decideDelivery(event, DELIVERY, payload, filter)).toThrow(expect.objectContaining({ code: "WEBHOOK_MALFORMED", details: { field } }));

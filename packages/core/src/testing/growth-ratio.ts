@@ -19,7 +19,12 @@ const MIN_RUN_MS = 20;
  * round above 4.5 is measured again, four times at most, and the lowest round kept.
  * CPU time of this process, never wall time, and a ratio, never an absolute time.
  */
-export function growthRatio<T>(run: (input: T) => unknown, make: (size: number) => T, size: number, options: { repetitions?: number; maxGrowth?: number } = {}): number {
+export function growthRatio<T>(
+  run: (input: T) => unknown,
+  make: (size: number) => T,
+  size: number,
+  options: { repetitions?: number; maxGrowth?: number } = {},
+): number {
   const { repetitions = 7, maxGrowth = 64 } = options;
   let n = size;
   let small = make(n);

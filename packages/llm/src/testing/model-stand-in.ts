@@ -240,7 +240,12 @@ function openAiCompletion(answer: ModelReply, model: string, index: number, body
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: answer.text ?? (toolCalls.length > 0 ? null : ""), ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+        message: {
+          role: "assistant",
+          content: answer.text ?? (toolCalls.length > 0 ? null : ""),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
         logprobs: null,
         finish_reason: openAiFinish(answer),
       },
@@ -255,7 +260,13 @@ function openAiEvents(answer: ModelReply, model: string, index: number, bodyText
   const events = [chunk({ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null })];
   for (const piece of pieces(answer.text ?? "")) events.push(chunk({ index: 0, delta: { content: piece }, finish_reason: null }));
   for (const [n, call] of openAiToolCalls(answer, index).entries()) {
-    events.push(chunk({ index: 0, delta: { tool_calls: [{ index: n, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] }, finish_reason: null }));
+    events.push(
+      chunk({
+        index: 0,
+        delta: { tool_calls: [{ index: n, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] },
+        finish_reason: null,
+      }),
+    );
     for (const piece of pieces(call.function.arguments)) {
       events.push(chunk({ index: 0, delta: { tool_calls: [{ index: n, function: { arguments: piece } }] }, finish_reason: null }));
     }
@@ -280,11 +291,17 @@ function anthropicInput(call: ScriptedToolCall): unknown {
   return parseJson(call.arguments) ?? call.arguments;
 }
 
-type AnthropicBlock = { readonly type: "text"; readonly text: string } | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown };
+type AnthropicBlock =
+  { readonly type: "text"; readonly text: string } | { readonly type: "tool_use"; readonly id: string; readonly name: string; readonly input: unknown };
 
 function anthropicBlocks(answer: ModelReply, index: number): AnthropicBlock[] {
   const text: AnthropicBlock[] = answer.text === undefined || answer.text === "" ? [] : [{ type: "text", text: answer.text }];
-  const tools = (answer.toolCalls ?? []).map((call, n): AnthropicBlock => ({ type: "tool_use", id: call.id ?? `toolu_${index}_${n}`, name: call.name, input: anthropicInput(call) }));
+  const tools = (answer.toolCalls ?? []).map((call, n): AnthropicBlock => ({
+    type: "tool_use",
+    id: call.id ?? `toolu_${index}_${n}`,
+    name: call.name,
+    input: anthropicInput(call),
+  }));
   return [...text, ...tools];
 }
 
@@ -311,7 +328,16 @@ function anthropicEvents(answer: ModelReply, model: string, index: number, bodyT
   const usage = anthropicUsage(answer, bodyText);
   const events = [
     event("message_start", {
-      message: { id: `msg_standin_${index}`, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: usage === undefined ? undefined : { ...usage, output_tokens: 1 } },
+      message: {
+        id: `msg_standin_${index}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: usage === undefined ? undefined : { ...usage, output_tokens: 1 },
+      },
     }),
     event("ping", {}),
   ];
@@ -326,7 +352,12 @@ function anthropicEvents(answer: ModelReply, model: string, index: number, bodyT
     }
     events.push(event("content_block_stop", { index: n }));
   }
-  events.push(event("message_delta", { delta: { stop_reason: anthropicStop(answer), stop_sequence: null }, usage: usage === undefined ? undefined : { output_tokens: usage.output_tokens } }));
+  events.push(
+    event("message_delta", {
+      delta: { stop_reason: anthropicStop(answer), stop_sequence: null },
+      usage: usage === undefined ? undefined : { output_tokens: usage.output_tokens },
+    }),
+  );
   events.push(event("message_stop", {}));
   return events;
 }
@@ -356,7 +387,8 @@ function presentedKey(protocol: ModelProtocol, headers: IncomingHttpHeaders): st
 function usageOf(answer: ModelReply, bodyText: string): { input: number; output: number } | null {
   if (answer.usage === "none") return null;
   if (answer.usage !== undefined) return answer.usage;
-  const written = (answer.text ?? "").length + (answer.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0);
+  const written =
+    (answer.text ?? "").length + (answer.toolCalls ?? []).reduce((sum, call) => sum + call.name.length + JSON.stringify(call.arguments).length, 0);
   return { input: Math.ceil(bodyText.length / 4), output: Math.max(1, Math.ceil(written / 4)) };
 }
 

@@ -39,7 +39,11 @@ export interface AiReport {
   readonly findings: readonly PlacedAiFinding[];
   readonly unplaced: readonly UnplacedAiFinding[];
   readonly usage: { readonly inputTokens: number; readonly outputTokens: number; readonly turns: number; readonly toolCalls: number };
-  readonly coverage: { readonly files: number; readonly reviewedFiles: number; readonly skipped: readonly { readonly path: string; readonly reason: string }[] };
+  readonly coverage: {
+    readonly files: number;
+    readonly reviewedFiles: number;
+    readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  };
   readonly note: string | null;
 }
 

@@ -102,31 +102,77 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     let synthesis: ChunkOutcome | null = null;
     try {
       for (const [index, chunk] of plan.chunks.entries()) {
-        const opening = chunkOpening(chunk, { part: index + 1, parts: plan.chunks.length, since: scope.since, commits, context: input.context?.text ?? null, findings: input.findings, ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }) }, wrap);
+        const opening = chunkOpening(
+          chunk,
+          {
+            part: index + 1,
+            parts: plan.chunks.length,
+            since: scope.since,
+            commits,
+            context: input.context?.text ?? null,
+            findings: input.findings,
+            ...(input.pullRequest === undefined ? {} : { pullRequest: input.pullRequest }),
+          },
+          wrap,
+        );
         const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
         const cached = await readCached(options.cache, key);
         const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap, signal }));
-        if (cached === null && outcome.review !== null && outcome.ended === "submitted") await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
+        if (cached === null && outcome.review !== null && outcome.ended === "submitted")
+          await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
         outcomes.push({ chunk, outcome });
-        options.logger.info({ part: index + 1, parts: plan.chunks.length, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage }, "ai review chunk done");
+        options.logger.info(
+          { part: index + 1, parts: plan.chunks.length, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage },
+          "ai review chunk done",
+        );
       }
       const summaries = outcomes.flatMap(({ outcome }) => (outcome.review === null ? [] : [outcome.review.summary]));
       if (summaries.length > 1) synthesis = await synthesise(summaries, { options, system, tools, limits, wrap, signal });
     } catch (err) {
-      if (isAppError(err) && err.code === "LLM_REFUSED") return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, scope);
+      if (isAppError(err) && err.code === "LLM_REFUSED")
+        return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, scope);
       throw err;
     }
     const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);
     const partSummaries = reviewed.map(({ outcome }) => outcome.review?.summary ?? "");
     // The synthesis's own summary, or the parts' (one part: its summary; a synthesis that gave none: all of them).
-    const summary = synthesis?.review?.summary ?? (scope.since !== null && plan.chunks.length === 0 ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).` : partSummaries.join("\n\n"));
+    const summary =
+      synthesis?.review?.summary ??
+      (scope.since !== null && plan.chunks.length === 0
+        ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).`
+        : partSummaries.join("\n\n"));
     const { lineText } = input;
-    const placement = await placeFindings(reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []), checkout.diff, lineText);
-    const carried = scope.since === null || options.previous === undefined ? [] : await carryFindings(options.previous.findings, { since: scope.since, interdiff: scope.interdiff ?? checkout.diff }, checkout.diff, source, lineText);
+    const placement = await placeFindings(
+      reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []),
+      checkout.diff,
+      lineText,
+    );
+    const carried =
+      scope.since === null || options.previous === undefined
+        ? []
+        : await carryFindings(options.previous.findings, { since: scope.since, interdiff: scope.interdiff ?? checkout.diff }, checkout.diff, source, lineText);
     const reviewedPaths = new Set(reviewed.flatMap(({ chunk }) => chunk.files.map((file) => file.path)));
-    const unreviewed = outcomes.filter(({ outcome }) => outcome.review === null).flatMap(({ chunk, outcome }) => chunk.files.map((file) => ({ path: file.path, reason: `no review (${outcome.ended})` })));
-    const status: AiStatus = plan.chunks.length > 0 && reviewed.length === 0 ? "failed" : reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted") ? "partial" : "done";
-    const placed = placement.placed.map((finding): PlacedAiFinding => ({ path: finding.path, side: finding.side, startLine: finding.startLine ?? null, line: finding.line, severity: finding.severity, category: finding.category, title: finding.title, body: finding.body, suggestion: finding.suggestion ?? null, anchor: anchorHash(finding.anchorText) }));
+    const unreviewed = outcomes
+      .filter(({ outcome }) => outcome.review === null)
+      .flatMap(({ chunk, outcome }) => chunk.files.map((file) => ({ path: file.path, reason: `no review (${outcome.ended})` })));
+    const status: AiStatus =
+      plan.chunks.length > 0 && reviewed.length === 0
+        ? "failed"
+        : reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted")
+          ? "partial"
+          : "done";
+    const placed = placement.placed.map((finding): PlacedAiFinding => ({
+      path: finding.path,
+      side: finding.side,
+      startLine: finding.startLine ?? null,
+      line: finding.line,
+      severity: finding.severity,
+      category: finding.category,
+      title: finding.title,
+      body: finding.body,
+      suggestion: finding.suggestion ?? null,
+      anchor: anchorHash(finding.anchorText),
+    }));
     return {
       status,
       model: options.model.model,
@@ -135,7 +181,11 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       findings: withCarried(carried, placed),
       unplaced: placement.unplaced.map(({ finding, reason }) => ({ path: finding.path, line: finding.line, title: finding.title, reason })),
       usage: totalUsage([...outcomes.map(({ outcome }) => outcome), ...(synthesis === null ? [] : [synthesis])]),
-      coverage: { files: scope.since === null ? checkout.diff.files.length : scope.patches.length, reviewedFiles: reviewedPaths.size, skipped: [...plan.skipped, ...unreviewed] },
+      coverage: {
+        files: scope.since === null ? checkout.diff.files.length : scope.patches.length,
+        reviewedFiles: reviewedPaths.size,
+        skipped: [...plan.skipped, ...unreviewed],
+      },
       note: status === "failed" ? "the model submitted no review for any part of the PR" : null,
     };
   };
@@ -157,7 +207,13 @@ async function synthesise(summaries: readonly string[], context: SynthesisContex
     ...summaries.map((summary, index) => context.wrap("body", `summary of part ${index + 1}`, summary)),
     "Call submit_review now with one summary of the whole PR and an empty findings list (the parts' findings are kept).",
   ].join("\n\n");
-  return runChunkLoop({ ...context, model: context.options.model, opening, limits: { ...context.limits, maxTurns: 2 }, tokensLeft: context.options.tokensLeft });
+  return runChunkLoop({
+    ...context,
+    model: context.options.model,
+    opening,
+    limits: { ...context.limits, maxTurns: 2 },
+    tokensLeft: context.options.tokensLeft,
+  });
 }
 
 async function readCached(cache: ChunkCache | undefined, key: string): Promise<ChunkOutcome | null> {
@@ -169,7 +225,12 @@ async function readCached(cache: ChunkCache | undefined, key: string): Promise<C
 }
 
 function configDigest(rules: string | null, input: AiReviewInput, fetch: boolean, since: string | null): string {
-  return digest([rules ?? "", JSON.stringify(input.helpers.map((helper) => [helper.name, helper.command, helper.allowArgs, helper.maxArgs, helper.image.reference])), String(fetch), since ?? ""]);
+  return digest([
+    rules ?? "",
+    JSON.stringify(input.helpers.map((helper) => [helper.name, helper.command, helper.allowArgs, helper.maxArgs, helper.image.reference])),
+    String(fetch),
+    since ?? "",
+  ]);
 }
 
 // The carried findings, then the new ones that do not repeat one of them (same place, same title).
@@ -187,11 +248,32 @@ function digest(parts: readonly string[]): string {
 
 function totalUsage(outcomes: readonly ChunkOutcome[]): AiReport["usage"] {
   return outcomes.reduce(
-    (sum, outcome) => ({ inputTokens: sum.inputTokens + outcome.usage.inputTokens, outputTokens: sum.outputTokens + outcome.usage.outputTokens, turns: sum.turns + outcome.turns, toolCalls: sum.toolCalls + outcome.toolCalls }),
+    (sum, outcome) => ({
+      inputTokens: sum.inputTokens + outcome.usage.inputTokens,
+      outputTokens: sum.outputTokens + outcome.usage.outputTokens,
+      turns: sum.turns + outcome.turns,
+      toolCalls: sum.toolCalls + outcome.toolCalls,
+    }),
     { inputTokens: 0, outputTokens: 0, turns: 0, toolCalls: 0 },
   );
 }
 
-function failed(model: string, note: string, outcomes: readonly { outcome: ChunkOutcome }[], skipped: readonly { path: string; reason: string }[], scope: ReviewScope): AiReport {
-  return { status: "failed", model, since: scope.since, summary: "", findings: [], unplaced: [], usage: totalUsage(outcomes.map(({ outcome }) => outcome)), coverage: { files: scope.patches.length, reviewedFiles: 0, skipped }, note };
+function failed(
+  model: string,
+  note: string,
+  outcomes: readonly { outcome: ChunkOutcome }[],
+  skipped: readonly { path: string; reason: string }[],
+  scope: ReviewScope,
+): AiReport {
+  return {
+    status: "failed",
+    model,
+    since: scope.since,
+    summary: "",
+    findings: [],
+    unplaced: [],
+    usage: totalUsage(outcomes.map(({ outcome }) => outcome)),
+    coverage: { files: scope.patches.length, reviewedFiles: 0, skipped },
+    note,
+  };
 }

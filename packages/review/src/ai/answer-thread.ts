@@ -57,7 +57,9 @@ export function createThreadAnswerer(
       wrapUntrusted({ kind, label, text, nonce, maxChars, scrub: options.scrub });
     const rules = checkout.overlay.failedClosed ? null : await readRules(checkout.dir);
     const tools: AiTool[] = [...repoTools(new RepoReader(repoSourceOf(checkout))), ...(options.fetchUrl === undefined ? [] : [fetchTool(options.fetchUrl)])];
-    const transcript = thread.comments.map((comment) => `${comment.ours ? "you (reviewbot)" : `@${comment.author}`} wrote:\n${comment.body}`).join("\n\n---\n\n");
+    const transcript = thread.comments
+      .map((comment) => `${comment.ours ? "you (reviewbot)" : `@${comment.author}`} wrote:\n${comment.body}`)
+      .join("\n\n---\n\n");
     const opening = [
       `A maintainer replied in a review thread on one of your comments on this pull request, about ${thread.line === null ? "a file" : `line ${thread.line} of a file`} (the path is in the thread's label).`,
       "The thread, oldest first (your own comments included; the last one is the reply to answer):",

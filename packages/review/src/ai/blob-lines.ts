@@ -15,7 +15,10 @@ export function blobLines(source: RepoSource, diff: PullDiff): LineText {
   const previous = new Map(diff.files.map((file) => [file.path, file.previousPath ?? file.path]));
   const cache = new Map<string, Promise<string[] | null>>();
   const read = async (commit: string, path: string): Promise<string[] | null> => {
-    const result = await runGit(source.context, source.gitDir, ["cat-file", "blob", `${commit}:${path}`], { okExitCodes: [128], maxOutputBytes: MAX_BLOB_BYTES }).catch(() => null);
+    const result = await runGit(source.context, source.gitDir, ["cat-file", "blob", `${commit}:${path}`], {
+      okExitCodes: [128],
+      maxOutputBytes: MAX_BLOB_BYTES,
+    }).catch(() => null);
     if (result === null || result.exitCode !== 0) return null;
     return result.stdout.toString("utf8").split(/\r?\n/);
   };

@@ -32,7 +32,19 @@ afterAll(() => {
 
 /** A finding of the last review at head1, anchored on `anchorText` (the line's text there). */
 function finding(path: string, line: number, anchorText: string, patch: Partial<PlacedAiFinding> = {}): PlacedAiFinding {
-  return { path, side: "RIGHT", startLine: null, line, severity: "warning", category: "bug", title: `t${line}`, body: "b", suggestion: null, anchor: anchorHash(anchorText), ...patch };
+  return {
+    path,
+    side: "RIGHT",
+    startLine: null,
+    line,
+    severity: "warning",
+    category: "bug",
+    title: `t${line}`,
+    body: "b",
+    suggestion: null,
+    anchor: anchorHash(anchorText),
+    ...patch,
+  };
 }
 
 const F10 = finding("src/a.ts", 10, "fix10");
@@ -53,23 +65,32 @@ const where = (findings: readonly PlacedAiFinding[]) => findings.map(({ path, si
 describe("carryFindings", () => {
   it("moves findings on unchanged lines down by the lines inserted above them, keeping what they say", async () => {
     const carried = await carry({ "src/a.ts": text(["new1", "new2", ...HEAD1_A]) }, [F10, F20]);
-    expect(carried).toEqual([{ ...F10, line: 12 }, { ...F20, line: 22 }]);
+    expect(carried).toEqual([
+      { ...F10, line: 12 },
+      { ...F20, line: 22 },
+    ]);
   });
 
   it("drops a finding whose line was edited, and moves the one beside it", async () => {
     const edited = ["new1", ...HEAD1_A.map((line) => (line === "fix20" ? "fix20 again" : line))];
-    expect(where(await carry({ "src/a.ts": text(edited) }, [F10, F20]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: null, line: 11, title: "t10" }]);
+    expect(where(await carry({ "src/a.ts": text(edited) }, [F10, F20]))).toEqual([
+      { path: "src/a.ts", side: "RIGHT", startLine: null, line: 11, title: "t10" },
+    ]);
   });
 
   it("drops a finding whose line was deleted, and moves the one below it up", async () => {
     const deleted = HEAD1_A.filter((line) => line !== "fix10");
-    expect(where(await carry({ "src/a.ts": text(deleted) }, [F10, F20]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: null, line: 19, title: "t20" }]);
+    expect(where(await carry({ "src/a.ts": text(deleted) }, [F10, F20]))).toEqual([
+      { path: "src/a.ts", side: "RIGHT", startLine: null, line: 19, title: "t20" },
+    ]);
   });
 
   it("drops a finding whose anchor does not read as its line, even on a line nobody touched", async () => {
     // Both lines are unchanged since head1; only the anchors differ.
     const forged = finding("src/a.ts", 10, "something else");
-    expect(where(await carry({ "src/a.ts": text(["new1", ...HEAD1_A]) }, [forged, F20]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: null, line: 21, title: "t20" }]);
+    expect(where(await carry({ "src/a.ts": text(["new1", ...HEAD1_A]) }, [forged, F20]))).toEqual([
+      { path: "src/a.ts", side: "RIGHT", startLine: null, line: 21, title: "t20" },
+    ]);
   });
 
   it("drops a finding on a line the PR no longer changes, though its text is the same", async () => {
@@ -78,7 +99,9 @@ describe("carryFindings", () => {
     const context12 = finding("src/a.ts", 12, "a12");
     const reverted = HEAD1_A.map((line) => (line === "fix10" ? "a10" : line));
     const contextNear20 = finding("src/a.ts", 22, "a22");
-    expect(where(await carry({ "src/a.ts": text(reverted) }, [context12, contextNear20]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: null, line: 22, title: "t22" }]);
+    expect(where(await carry({ "src/a.ts": text(reverted) }, [context12, contextNear20]))).toEqual([
+      { path: "src/a.ts", side: "RIGHT", startLine: null, line: 22, title: "t22" },
+    ]);
   });
 
   it("follows a file renamed since the last review to its new path", async () => {
@@ -98,7 +121,16 @@ describe("carryFindings", () => {
     // Base line 30, deleted by the PR: in the base's hunk 27-34, in no head hunk (1-13, 37-42).
     const left = finding("src/left.ts", 30, "l30", { side: "LEFT", title: "left" });
     const pr = await computePullDiff(repo.context, repo.gitDir, base, head1);
-    expect(pr.files.find((file) => file.path === "src/left.ts")).toMatchObject({ baseHunks: [{ start: 1, end: 3 }, { start: 27, end: 34 }], hunks: [{ start: 1, end: 13 }, { start: 37, end: 42 }] });
+    expect(pr.files.find((file) => file.path === "src/left.ts")).toMatchObject({
+      baseHunks: [
+        { start: 1, end: 3 },
+        { start: 27, end: 34 },
+      ],
+      hunks: [
+        { start: 1, end: 13 },
+        { start: 37, end: 42 },
+      ],
+    });
     // Lines inserted above on the head side move nothing of the base's.
     expect(await carry({ "src/left.ts": text(["again", ...HEAD1_L]) }, [left])).toEqual([left]);
     const restored = [...numberedLines(10, "top"), ...L];
@@ -107,7 +139,9 @@ describe("carryFindings", () => {
 
   it("moves a range as one while both ends are unchanged, and drops it once its first line changed", async () => {
     const range = finding("src/a.ts", 10, "fix10", { startLine: 9 });
-    expect(where(await carry({ "src/a.ts": text(["new1", ...HEAD1_A]) }, [range]))).toEqual([{ path: "src/a.ts", side: "RIGHT", startLine: 10, line: 11, title: "t10" }]);
+    expect(where(await carry({ "src/a.ts": text(["new1", ...HEAD1_A]) }, [range]))).toEqual([
+      { path: "src/a.ts", side: "RIGHT", startLine: 10, line: 11, title: "t10" },
+    ]);
     const firstChanged = HEAD1_A.map((line) => (line === "a9" ? "a9 edited" : line));
     expect(where(await carry({ "src/a.ts": text(firstChanged) }, [range]))).toEqual([]);
   });

@@ -43,7 +43,8 @@ export async function carryFindings(
     const line = move(finding.line);
     const startLine = finding.startLine === null ? null : move(finding.startLine);
     const file = prFiles.get(path);
-    const hunk = line === null ? undefined : (finding.side === "RIGHT" ? file?.hunks : file?.baseHunks)?.find((range) => range.start <= line && line <= range.end);
+    const hunk =
+      line === null ? undefined : (finding.side === "RIGHT" ? file?.hunks : file?.baseHunks)?.find((range) => range.start <= line && line <= range.end);
     // A range whose first line changed is looked at afresh, not shrunk to its last line.
     if (line === null || hunk === undefined || (finding.startLine !== null && startLine === null)) continue;
     const text = await lineText(finding.side, path, line);

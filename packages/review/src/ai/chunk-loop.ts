@@ -96,7 +96,14 @@ export async function runToolLoop<T>(input: ChunkLoopInput, submit: SubmitTool<T
     let answer;
     try {
       answer = await input.model.complete(
-        { model: input.model.model, system: input.system, messages, tools: specs, toolChoice: final ? "required" : "auto", maxTokens: input.limits.maxOutputTokens },
+        {
+          model: input.model.model,
+          system: input.system,
+          messages,
+          tools: specs,
+          toolChoice: final ? "required" : "auto",
+          maxTokens: input.limits.maxOutputTokens,
+        },
         input.signal,
       );
     } catch (err) {
@@ -177,7 +184,11 @@ function canonicalArguments(text: string): string {
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }
 
 function textAnswerNote(submit: string): string {

@@ -31,17 +31,24 @@ export function chunkOpening(chunk: Chunk, facts: OpeningFacts, wrap: Wrap): str
     `Review part ${facts.part} of ${facts.parts} of pull request${pr?.number === undefined ? "" : ` #${pr.number}`}: ${chunk.files.length} file(s).`,
     ...(facts.since === null
       ? []
-      : [`You reviewed this PR before, at commit ${facts.since}. The diff below shows only what changed since then; your earlier comments stand. Comment only on these changes (get_diff shows the whole PR when you need it).`]),
+      : [
+          `You reviewed this PR before, at commit ${facts.since}. The diff below shows only what changed since then; your earlier comments stand. Comment only on these changes (get_diff shows the whole PR when you need it).`,
+        ]),
     ...(pr?.title === undefined ? [] : ["The PR's title:", wrap("title", "title", pr.title, CAPS.title)]),
     ...(pr?.body === undefined || pr.body === "" ? [] : ["The PR's description:", wrap("body", "description", pr.body, CAPS.body)]),
     ...(facts.commits === "" ? [] : ["The PR's commit messages:", wrap("commit-message", "commits", facts.commits, CAPS.commits)]),
-    ...(facts.context === null || facts.context === "" ? [] : ["What the repository's context script printed:", wrap("context-script-output", "context", facts.context, CAPS.context)]),
+    ...(facts.context === null || facts.context === ""
+      ? []
+      : ["What the repository's context script printed:", wrap("context-script-output", "context", facts.context, CAPS.context)]),
   ];
   const paths = new Set(chunk.files.map((file) => file.path));
   const found = facts.findings.filter((finding) => paths.has(finding.path));
   if (found.length > 0) {
     const lines = found.map((f) => `${f.path}:${f.line ?? "-"}: ${f.severity} ${f.helper}${f.rule === null ? "" : `/${f.rule}`}: ${f.message}`);
-    parts.push("The repository's helpers already reported these (they are published as they are; do not repeat them):", wrap("helper-output", "helper findings", lines.join("\n"), CAPS.findings));
+    parts.push(
+      "The repository's helpers already reported these (they are published as they are; do not repeat them):",
+      wrap("helper-output", "helper findings", lines.join("\n"), CAPS.findings),
+    );
   }
   parts.push("The diff of this part:");
   for (const file of chunk.files) {

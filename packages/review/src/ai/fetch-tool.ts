@@ -16,7 +16,8 @@ export function fetchTool(fetch: (url: string, signal: AbortSignal) => Promise<F
   return {
     spec: {
       name: "fetch_url",
-      description: "Fetches an https page from a documentation host the operator allowlisted (others are refused). Use it to check an API's documented behaviour.",
+      description:
+        "Fetches an https page from a documentation host the operator allowlisted (others are refused). Use it to check an API's documented behaviour.",
       parameters: toolParameters(FetchArguments),
     },
     untrusted: "fetched-page",
@@ -31,7 +32,13 @@ export function fetchTool(fetch: (url: string, signal: AbortSignal) => Promise<F
         if (isAppError(err) && (err.code === "FETCH_FAILED" || err.code === "POLICY_DENIED")) throw new ToolInputError(`fetch_url: ${err.message}`);
         throw err;
       }
-      return [`status: ${page.status}`, `content-type: ${page.contentType}`, ...(page.truncated ? ["(the page was cut at the size limit)"] : []), "", page.text].join("\n");
+      return [
+        `status: ${page.status}`,
+        `content-type: ${page.contentType}`,
+        ...(page.truncated ? ["(the page was cut at the size limit)"] : []),
+        "",
+        page.text,
+      ].join("\n");
     },
   };
 }

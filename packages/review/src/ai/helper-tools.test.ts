@@ -20,8 +20,21 @@ const config = parseRepoConfig(
 
 function report(helper: ResolvedHelper): HelperReport {
   return {
-    name: helper.name, image: helper.image.name, engine: "bwrap", sandboxed: true, outcome: "findings", exitCode: 1, signal: null, timedOut: false, oomKilled: false,
-    outputTruncated: false, durationMs: 5, stdout: "", stderr: "", problems: [], install: null,
+    name: helper.name,
+    image: helper.image.name,
+    engine: "bwrap",
+    sandboxed: true,
+    outcome: "findings",
+    exitCode: 1,
+    signal: null,
+    timedOut: false,
+    oomKilled: false,
+    outputTruncated: false,
+    durationMs: 5,
+    stdout: "",
+    stderr: "",
+    problems: [],
+    install: null,
     findings: [{ path: "a.ts", line: 3, endLine: null, column: null, severity: "warning", message: "unused", rule: "no-unused", helper: helper.name }],
   };
 }
@@ -36,10 +49,14 @@ describe("helperTools", () => {
 
   it("hands the model's arguments to the runner and answers the findings", async () => {
     const seen: unknown[][] = [];
-    const [lint] = helperTools(config.helpers, (helper, args) => {
-      seen.push([...args]);
-      return Promise.resolve(report(helper));
-    }, REPO_TOOL_NAMES);
+    const [lint] = helperTools(
+      config.helpers,
+      (helper, args) => {
+        seen.push([...args]);
+        return Promise.resolve(report(helper));
+      },
+      REPO_TOOL_NAMES,
+    );
     const answer = await lint?.run({ args: ["src"] }, new AbortController().signal);
     expect(seen).toEqual([["src"]]);
     expect(answer).toContain("a.ts:3: warning [no-unused]: unused");
@@ -48,10 +65,14 @@ describe("helperTools", () => {
 
   it(`runs at most ${MAX_HELPER_CALLS} helpers in one review, whichever helper is asked`, async () => {
     let runs = 0;
-    const [lint, types] = helperTools(config.helpers, (helper) => {
-      runs += 1;
-      return Promise.resolve(report(helper));
-    }, REPO_TOOL_NAMES);
+    const [lint, types] = helperTools(
+      config.helpers,
+      (helper) => {
+        runs += 1;
+        return Promise.resolve(report(helper));
+      },
+      REPO_TOOL_NAMES,
+    );
     const signal = new AbortController().signal;
     for (let call = 0; call < MAX_HELPER_CALLS; call += 1) await (call % 2 === 0 ? lint : types)?.run({}, signal);
     expect(runs).toBe(MAX_HELPER_CALLS);

@@ -31,7 +31,11 @@ export function helperTools(
   return helpers
     .filter((helper) => !builtin.has(helper.name))
     .map((helper) => ({
-      spec: { name: helper.name, description: `Runs the repository's helper \`${helper.name}\` in a sandbox on the PR's code: ${helper.description}`.slice(0, 4000), parameters: parameters(helper) },
+      spec: {
+        name: helper.name,
+        description: `Runs the repository's helper \`${helper.name}\` in a sandbox on the PR's code: ${helper.description}`.slice(0, 4000),
+        parameters: parameters(helper),
+      },
       untrusted: "helper-output",
       async run(args) {
         const parsed = HelperArguments.safeParse(args ?? {});
@@ -48,7 +52,12 @@ function parameters(helper: ResolvedHelper): Record<string, unknown> {
   return {
     type: "object",
     properties: {
-      args: { type: "array", items: { type: "string", maxLength: MAX_RUNTIME_ARG_LENGTH }, maxItems: helper.maxArgs, description: "Arguments appended after `--` (paths, patterns); at most max_args." },
+      args: {
+        type: "array",
+        items: { type: "string", maxLength: MAX_RUNTIME_ARG_LENGTH },
+        maxItems: helper.maxArgs,
+        description: "Arguments appended after `--` (paths, patterns); at most max_args.",
+      },
     },
     additionalProperties: false,
   };

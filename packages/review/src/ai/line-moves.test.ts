@@ -33,14 +33,22 @@ describe("lineMoves", () => {
   const [l1, l2, l3, l4, l5, l6, l7, l8, l9, l10] = BASE as [string, string, string, string, string, string, string, string, string, string];
   it.each([
     ["an unchanged file keeps every line", BASE, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]],
-    ["two lines inserted above line 5 move it and those below down by two", [l1, l2, l3, l4, "a", "b", l5, l6, l7, l8, l9, l10], [1, 2, 3, 4, 7, 8, 9, 10, 11, 12]],
+    [
+      "two lines inserted above line 5 move it and those below down by two",
+      [l1, l2, l3, l4, "a", "b", l5, l6, l7, l8, l9, l10],
+      [1, 2, 3, 4, 7, 8, 9, 10, 11, 12],
+    ],
     ["two lines appended below the last move nothing", [...BASE, "a", "b"], [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]],
     ["two lines inserted at line 0 (above the first) move every line", ["a", "b", ...BASE], [3, 4, 5, 6, 7, 8, 9, 10, 11, 12]],
     ["line 5 replaced by two lines is gone; those below move by one", [l1, l2, l3, l4, "x", "y", l6, l7, l8, l9, l10], [1, 2, 3, 4, null, 7, 8, 9, 10, 11]],
     ["lines 5-6 deleted are gone; those below move up by two", [l1, l2, l3, l4, l7, l8, l9, l10], [1, 2, 3, 4, null, null, 5, 6, 7, 8]],
     ["the first line deleted", BASE.slice(1), [null, 1, 2, 3, 4, 5, 6, 7, 8, 9]],
     ["the last line deleted", BASE.slice(0, -1), [1, 2, 3, 4, 5, 6, 7, 8, 9, null]],
-    ["several changes add up: one on top, line 3 replaced, line 7 deleted, one appended", ["t", l1, l2, "x", l4, l5, l6, l8, l9, l10, "z"], [2, 3, null, 5, 6, 7, null, 8, 9, 10]],
+    [
+      "several changes add up: one on top, line 3 replaced, line 7 deleted, one appended",
+      ["t", l1, l2, "x", l4, l5, l6, l8, l9, l10, "z"],
+      [2, 3, null, 5, 6, 7, null, 8, 9, 10],
+    ],
     ["the whole file replaced", ["x", "y"], [null, null, null, null, null, null, null, null, null, null]],
   ] as const)("%s", async (_name, head, expected) => {
     const moved = await movesTo(repo.commit(base, { "a.txt": text(head) }));
@@ -106,6 +114,15 @@ describe("lineMoves", () => {
         for (let probe = 1; probe <= PROBES; probe += 1) move(Math.ceil((probe * 2 * n) / PROBES));
       };
     };
-    expect(growthRatio((run: () => void) => { run(); }, job, SIZE, { maxGrowth: 16 })).toBeLessThanOrEqual(6);
+    expect(
+      growthRatio(
+        (run: () => void) => {
+          run();
+        },
+        job,
+        SIZE,
+        { maxGrowth: 16 },
+      ),
+    ).toBeLessThanOrEqual(6);
   }, 120_000);
 });

@@ -23,9 +23,14 @@ const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
  * be another now, and a review of what changed looks at it afresh.
  */
 export async function lineMoves(source: RepoSource, from: string, oldPath: string, to: string, newPath: string): Promise<MoveLine> {
-  const { stdout } = await runGit(source.context, source.gitDir, ["diff", "--unified=0", ...DIFF_FLAGS, "--end-of-options", `${from}:${oldPath}`, `${to}:${newPath}`], {
-    maxOutputBytes: MAX_DIFF_BYTES,
-  });
+  const { stdout } = await runGit(
+    source.context,
+    source.gitDir,
+    ["diff", "--unified=0", ...DIFF_FLAGS, "--end-of-options", `${from}:${oldPath}`, `${to}:${newPath}`],
+    {
+      maxOutputBytes: MAX_DIFF_BYTES,
+    },
+  );
   const changes = parseChanges(stdout.toString("utf8"));
   return (line) => {
     let shift = 0;
@@ -42,7 +47,7 @@ export async function lineMoves(source: RepoSource, from: string, oldPath: strin
 
 function parseChanges(patch: string): Change[] {
   const changes: Change[] = [];
-  for (let start = 0; start < patch.length; ) {
+  for (let start = 0; start < patch.length;) {
     const end = patch.indexOf("\n", start);
     const stop = end === -1 ? patch.length : end;
     if (patch.startsWith("@@ -", start)) {

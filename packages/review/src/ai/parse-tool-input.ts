@@ -14,8 +14,6 @@ const MAX_PROBLEM_CHARS = 200;
 export function parseToolInput<S extends z.ZodType>(tool: string, schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues
-    .slice(0, MAX_PROBLEMS)
-    .map((issue) => `${formatPath(issue.path)}: ${issue.message}`.slice(0, MAX_PROBLEM_CHARS));
+  const problems = parsed.error.issues.slice(0, MAX_PROBLEMS).map((issue) => `${formatPath(issue.path)}: ${issue.message}`.slice(0, MAX_PROBLEM_CHARS));
   throw new ToolInputError(`${tool}: invalid arguments: ${problems.join("; ")}`);
 }

@@ -25,8 +25,14 @@ const diff: PullDiff = {
       status: "modified",
       binary: false,
       addedLines: [{ start: 12, end: 14 }],
-      hunks: [{ start: 10, end: 20 }, { start: 30, end: 35 }],
-      baseHunks: [{ start: 8, end: 15 }, { start: 26, end: 31 }],
+      hunks: [
+        { start: 10, end: 20 },
+        { start: 30, end: 35 },
+      ],
+      baseHunks: [
+        { start: 8, end: 15 },
+        { start: 26, end: 31 },
+      ],
     },
     renamed,
   ],
@@ -119,7 +125,12 @@ describe("placeFindings", () => {
   });
 
   it("keeps one of identical findings (path, side, line, title) and says why the others went", async () => {
-    const result = await place(finding(), finding({ body: "said again" }), finding({ side: "LEFT", anchorText: "const base12 = 12;" }), finding({ title: "Another problem" }));
+    const result = await place(
+      finding(),
+      finding({ body: "said again" }),
+      finding({ side: "LEFT", anchorText: "const base12 = 12;" }),
+      finding({ title: "Another problem" }),
+    );
     expect(result.placed).toEqual([finding(), finding({ side: "LEFT", anchorText: "const base12 = 12;" }), finding({ title: "Another problem" })]);
     expect(result.unplaced).toEqual([{ finding: finding({ body: "said again" }), reason: "duplicate of an earlier finding" }]);
   });

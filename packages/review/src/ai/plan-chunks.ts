@@ -84,7 +84,7 @@ function split(file: PatchedFile, budget: number): ChunkFile[] {
   const parts: ChunkFile[] = [];
   // The open part is the hunks in [open, start); the hunk at hand is [start, end).
   let open = first;
-  for (let start = first; start < patch.length; ) {
+  for (let start = first; start < patch.length;) {
     const next = patch.indexOf("\n@@ ", start);
     const end = next === -1 ? patch.length : next + 1;
     if (end - open > room) {

@@ -21,7 +21,11 @@ describe("splitPatchSections", () => {
     // (5.5 alone, 8.4 with other suites running), not of the scan.
     ["many files", (n: number) => Array.from({ length: n }, (_, index) => section(`f${index}`, "+added line\n".repeat(20))).join("")],
     ["one giant line", (n: number) => section("a", `+${"x".repeat(n * 50)}\n`)],
-  ])("splits %s in linear time", (_name, make) => {
-    expect(growthRatio(splitPatchSections, make, 500)).toBeLessThanOrEqual(6);
-  }, 60_000);
+  ])(
+    "splits %s in linear time",
+    (_name, make) => {
+      expect(growthRatio(splitPatchSections, make, 500)).toBeLessThanOrEqual(6);
+    },
+    60_000,
+  );
 });

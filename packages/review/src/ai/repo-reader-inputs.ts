@@ -5,10 +5,7 @@ import { z } from "zod";
  * objects with bounded fields; turn them into tool parameters with
  * `z.toJSONSchema(schema, { io: "input" })` so that defaulted fields (`side`) stay optional.
  */
-const side = z
-  .enum(["head", "base"])
-  .default("head")
-  .describe('"head" (default): the PR\'s version; "base": the version of the branch it targets.');
+const side = z.enum(["head", "base"]).default("head").describe('"head" (default): the PR\'s version; "base": the version of the branch it targets.');
 const filePath = z.string().min(1).max(4096).describe('A path from the repository root, e.g. "src/app.ts".');
 const dirPath = z.string().max(4096).describe('A directory from the repository root, e.g. "src"; omit for the root.');
 const lineNumber = z.int().min(1).max(10_000_000);

@@ -29,7 +29,11 @@ export function repoTools(reader: RepoReader): AiTool[] {
       async run(args) {
         const listing = await reader.listDir(args as ListDirInput);
         const lines = listing.entries.map((entry) => `${entry.type}\t${entry.name}${entry.size === undefined ? "" : `\t${entry.size} bytes`}`);
-        return [`${listing.path === "" ? "/" : listing.path} (${listing.side}):`, ...lines, ...(listing.more > 0 ? [`(${listing.more} more entries not listed)`] : [])].join("\n");
+        return [
+          `${listing.path === "" ? "/" : listing.path} (${listing.side}):`,
+          ...lines,
+          ...(listing.more > 0 ? [`(${listing.more} more entries not listed)`] : []),
+        ].join("\n");
       },
     },
     {
@@ -37,7 +41,10 @@ export function repoTools(reader: RepoReader): AiTool[] {
       untrusted: "file",
       async run(args) {
         const found = await reader.grep(args as GrepInput);
-        const notes = [found.truncated ? "(more matches not shown: narrow the pattern or the path)" : "", found.timedOut ? "(the search hit its deadline: results are partial)" : ""].filter((note) => note !== "");
+        const notes = [
+          found.truncated ? "(more matches not shown: narrow the pattern or the path)" : "",
+          found.timedOut ? "(the search hit its deadline: results are partial)" : "",
+        ].filter((note) => note !== "");
         return [...(found.hits.length === 0 ? ["no matches"] : found.hits.map((hit) => `${hit.path}:${hit.line}: ${hit.text}`)), ...notes].join("\n");
       },
     },

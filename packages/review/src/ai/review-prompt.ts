@@ -54,5 +54,7 @@ export function answerPrompt(options: { readonly nonce: string; readonly rules: 
 }
 
 function cut(rules: string): string {
-  return rules.length <= MAX_RULES_CHARS ? rules : `${rules.slice(0, MAX_RULES_CHARS)}\n[review rules truncated: ${MAX_RULES_CHARS} of ${rules.length} characters used]`;
+  return rules.length <= MAX_RULES_CHARS
+    ? rules
+    : `${rules.slice(0, MAX_RULES_CHARS)}\n[review rules truncated: ${MAX_RULES_CHARS} of ${rules.length} characters used]`;
 }

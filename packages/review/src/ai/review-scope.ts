@@ -25,7 +25,9 @@ export async function reviewScope(source: RepoSource, diff: PullDiff, previousHe
   const whole = async (): Promise<ReviewScope> => ({ since: null, interdiff: null, patches: await readPrPatches(source, diff) });
   if (previousHead === null || previousHead === source.headSha) return whole();
   // 0: an ancestor; 1: not one; 128: not a commit of the mirror.
-  const ancestry = await runGit(source.context, source.gitDir, ["merge-base", "--is-ancestor", "--end-of-options", previousHead, source.headSha], { okExitCodes: [1, 128] });
+  const ancestry = await runGit(source.context, source.gitDir, ["merge-base", "--is-ancestor", "--end-of-options", previousHead, source.headSha], {
+    okExitCodes: [1, 128],
+  });
   if (ancestry.exitCode !== 0) return whole();
   const interdiff = await computePullDiff(source.context, source.gitDir, previousHead, source.headSha);
   const inPr = new Set(diff.files.map((file) => file.path));

@@ -47,7 +47,9 @@ describe("parseSubmitReview", () => {
   });
 
   it("indexes the bad finding among good ones", () => {
-    expect(problems({ summary: "s", findings: [finding, finding, { ...finding, line: -3 }] })).toEqual(["findings[2].line: Too small: expected number to be >=1"]);
+    expect(problems({ summary: "s", findings: [finding, finding, { ...finding, line: -3 }] })).toEqual([
+      "findings[2].line: Too small: expected number to be >=1",
+    ]);
   });
 
   it.each([
@@ -89,7 +91,9 @@ describe("parseSubmitReview", () => {
       return `${base.slice(0, -1)}${" ".repeat(length - base.length)}}`;
     };
     expect(parseSubmitReview(padded(MAX_SUBMIT_REVIEW_CHARS)).ok).toBe(true);
-    expect(problems(padded(MAX_SUBMIT_REVIEW_CHARS + 1))).toEqual([`the arguments are ${MAX_SUBMIT_REVIEW_CHARS + 1} characters long; at most ${MAX_SUBMIT_REVIEW_CHARS} are read`]);
+    expect(problems(padded(MAX_SUBMIT_REVIEW_CHARS + 1))).toEqual([
+      `the arguments are ${MAX_SUBMIT_REVIEW_CHARS + 1} characters long; at most ${MAX_SUBMIT_REVIEW_CHARS} are read`,
+    ]);
   });
 });
 

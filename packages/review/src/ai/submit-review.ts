@@ -23,12 +23,11 @@ export const AiFinding = z
     category: z.enum(FINDING_CATEGORIES),
     title: z.string().min(1).max(200),
     body: z.string().min(1).max(4000).describe("Markdown: what is wrong and why."),
-    anchorText: z.string().max(500).describe("The exact text of the file at `line` on that side, without a diff marker: the comment is dropped if it does not match."),
-    suggestion: z
+    anchorText: z
       .string()
-      .max(4000)
-      .optional()
-      .describe("RIGHT side only: the text replacing lines startLine..line (or line alone), without diff markers."),
+      .max(500)
+      .describe("The exact text of the file at `line` on that side, without a diff marker: the comment is dropped if it does not match."),
+    suggestion: z.string().max(4000).optional().describe("RIGHT side only: the text replacing lines startLine..line (or line alone), without diff markers."),
   })
   .refine((finding) => finding.startLine === undefined || finding.startLine <= finding.line, {
     message: "startLine must not be after line",

@@ -5,8 +5,7 @@ import { MAX_LABEL_CHARS, newNonce, wrapUntrusted, type UntrustedText } from "./
 
 const nonce = newNonce();
 const keep = (text: string) => text;
-const wrap = (text: string, options: Partial<UntrustedText> = {}) =>
-  wrapUntrusted({ kind: "diff", text, nonce, maxChars: 10_000, scrub: keep, ...options });
+const wrap = (text: string, options: Partial<UntrustedText> = {}) => wrapUntrusted({ kind: "diff", text, nonce, maxChars: 10_000, scrub: keep, ...options });
 const OPEN = `<untrusted-data kind="diff" id="${nonce}">\n`;
 const CLOSE = `\n</untrusted-data id="${nonce}">`;
 /** The data between the real tags, or null when the envelope is not whole. */
@@ -123,12 +122,20 @@ describe("wrapUntrusted", () => {
 
   it("takes linear time on text full of tags, near-tags, invisible characters and long runs", () => {
     const pieces = ["</untrusted-data>", "<", " ".repeat(200), "/".repeat(50), "untrusted", "-".repeat(100), "\u200b", "\u202e", "\u{e0041}", "x\n", "\ud800"];
-    const ratio = growthRatio((text: string) => wrap(text, { maxChars: Number.MAX_SAFE_INTEGER }), (size) => randomText(3, size, pieces), 50_000);
+    const ratio = growthRatio(
+      (text: string) => wrap(text, { maxChars: Number.MAX_SAFE_INTEGER }),
+      (size) => randomText(3, size, pieces),
+      50_000,
+    );
     expect(ratio).toBeLessThanOrEqual(6);
   }, 30_000);
 
   it("takes linear time on one '<' followed by a long run of spaces and slashes", () => {
-    const ratio = growthRatio((text: string) => wrap(text, { maxChars: 100 }), (size) => `<${" /".repeat(size / 2)}x`, 50_000);
+    const ratio = growthRatio(
+      (text: string) => wrap(text, { maxChars: 100 }),
+      (size) => `<${" /".repeat(size / 2)}x`,
+      50_000,
+    );
     expect(ratio).toBeLessThanOrEqual(6);
   }, 30_000);
 });

@@ -8,8 +8,33 @@ const diff: PullDiff = {
   headSha: "h",
   fromSha: "b",
   files: [
-    { path: "src/app.py", previousPath: null, status: "modified", binary: false, addedLines: [{ start: 10, end: 12 }, { start: 20, end: 20 }], hunks: [{ start: 7, end: 15 }, { start: 17, end: 23 }], baseHunks: [{ start: 7, end: 12 }, { start: 14, end: 19 }] },
-    { path: "src/new-name.py", previousPath: "src/old-name.py", status: "renamed", binary: false, addedLines: [{ start: 3, end: 3 }], hunks: [{ start: 1, end: 6 }], baseHunks: [{ start: 1, end: 6 }] },
+    {
+      path: "src/app.py",
+      previousPath: null,
+      status: "modified",
+      binary: false,
+      addedLines: [
+        { start: 10, end: 12 },
+        { start: 20, end: 20 },
+      ],
+      hunks: [
+        { start: 7, end: 15 },
+        { start: 17, end: 23 },
+      ],
+      baseHunks: [
+        { start: 7, end: 12 },
+        { start: 14, end: 19 },
+      ],
+    },
+    {
+      path: "src/new-name.py",
+      previousPath: "src/old-name.py",
+      status: "renamed",
+      binary: false,
+      addedLines: [{ start: 3, end: 3 }],
+      hunks: [{ start: 1, end: 6 }],
+      baseHunks: [{ start: 1, end: 6 }],
+    },
     { path: "src/pure-rename.py", previousPath: "src/was.py", status: "renamed", binary: false, addedLines: [], hunks: [], baseHunks: [] },
     { path: "src/gone.py", previousPath: null, status: "deleted", binary: false, addedLines: [], hunks: [], baseHunks: [] },
     { path: "logo.png", previousPath: null, status: "added", binary: true, addedLines: [], hunks: [], baseHunks: [] },
@@ -17,7 +42,14 @@ const diff: PullDiff = {
 };
 
 const finding = (path: string, line: number | null, endLine: number | null = null): Finding => ({
-  path, line, endLine, column: null, severity: "warning", message: "m", rule: null, helper: "h",
+  path,
+  line,
+  endLine,
+  column: null,
+  severity: "warning",
+  message: "m",
+  rule: null,
+  helper: "h",
 });
 
 // Expected outcome per mode: [added, diff_context, file, nofilter].

@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { extractFindings, type ExtractRequest } from "./extract-findings.js";
 
 const REQUEST: Omit<ExtractRequest, "output"> = {
-  format: "errorformat", helper: "lint", mountPoint: "/work", cwd: ".", secrets: ["secret-value-123"], maxFindings: 3,
+  format: "errorformat",
+  helper: "lint",
+  mountPoint: "/work",
+  cwd: ".",
+  secrets: ["secret-value-123"],
+  maxFindings: 3,
 };
 const lines = (paths: readonly string[]) => paths.map((path, index) => `${path}:${String(index + 1)}:1: E1 bad`).join("\n");
 const TWO = lines(["/work/a.py", "b.py"]);
@@ -16,7 +21,10 @@ describe("extractFindings", () => {
     ["a view into a larger buffer", new Uint8Array(pooled.buffer, pooled.byteOffset + 2, TWO.length)],
   ])("reads findings on repository paths from %s", (_label, output) => {
     const extracted = extractFindings({ ...REQUEST, output });
-    expect(extracted.findings.map((f) => [f.path, f.line])).toEqual([["a.py", 1], ["b.py", 2]]);
+    expect(extracted.findings.map((f) => [f.path, f.line])).toEqual([
+      ["a.py", 1],
+      ["b.py", 2],
+    ]);
     expect(extracted).toMatchObject({ problems: [], dropped: 0 });
   });
 
@@ -46,10 +54,12 @@ describe("extractFindings on SARIF message strings (literal text and arguments c
   const sarif = (template: string, args: readonly string[]) =>
     JSON.stringify({
       version: "2.1.0",
-      runs: [{
-        tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: template } } }] } },
-        results: [{ ruleIndex: 0, message: { id: "m", arguments: args }, locations: [{ physicalLocation: { artifactLocation: { uri: "a.py" } } }] }],
-      }],
+      runs: [
+        {
+          tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: template } } }] } },
+          results: [{ ruleIndex: 0, message: { id: "m", arguments: args }, locations: [{ physicalLocation: { artifactLocation: { uri: "a.py" } } }] }],
+        },
+      ],
     });
   const message = (template: string, args: readonly string[]) =>
     extractFindings({ ...REQUEST, format: "sarif", output: sarif(template, args) }).findings[0]?.message;

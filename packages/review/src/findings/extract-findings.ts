@@ -38,7 +38,10 @@ export interface ExtractedFindings {
  * (see `parseUnderBudget`), and anywhere a budget is not needed.
  */
 export function extractFindings(request: ExtractRequest): ExtractedFindings {
-  const text = typeof request.output === "string" ? request.output : Buffer.from(request.output.buffer, request.output.byteOffset, request.output.byteLength).toString("utf8");
+  const text =
+    typeof request.output === "string"
+      ? request.output
+      : Buffer.from(request.output.buffer, request.output.byteOffset, request.output.byteLength).toString("utf8");
   const parsed = parseFindings(request.format, text, { helper: request.helper, severity: request.severity });
   const problems = parsed.problems;
   const mapping = { mountPoint: request.mountPoint, cwd: request.cwd };

@@ -5,10 +5,22 @@ const raw = (fields: Partial<RawFinding>): RawFinding => ({ path: "a.py", messag
 
 describe("createFindingCollector", () => {
   it.each([
-    [{ line: 3, endLine: 5, column: 2 }, { line: 3, endLine: 5, column: 2 }],
-    [{ line: 3, endLine: 2 }, { line: 3, endLine: null }],
-    [{ endLine: 4, column: 2 }, { line: null, endLine: null, column: null }],
-    [{ line: 0, column: 0 }, { line: null, column: null }],
+    [
+      { line: 3, endLine: 5, column: 2 },
+      { line: 3, endLine: 5, column: 2 },
+    ],
+    [
+      { line: 3, endLine: 2 },
+      { line: 3, endLine: null },
+    ],
+    [
+      { endLine: 4, column: 2 },
+      { line: null, endLine: null, column: null },
+    ],
+    [
+      { line: 0, column: 0 },
+      { line: null, column: null },
+    ],
     [{ line: MAX_POSITION }, { line: MAX_POSITION }],
     [{ rule: "" }, { rule: null }],
     [{ rule: null }, { rule: null }],

@@ -75,7 +75,11 @@ function checkFinding(raw: RawFinding, context: ParseContext): Finding | string 
   const line = position(raw.line);
   const endLine = position(raw.endLine);
   const column = position(raw.column);
-  for (const [name, value] of [["line", line], ["end line", endLine], ["column", column]] as const) {
+  for (const [name, value] of [
+    ["line", line],
+    ["end line", endLine],
+    ["column", column],
+  ] as const) {
     if (typeof value === "string") return `${name} ${value}`;
   }
   const start = line as number | null;

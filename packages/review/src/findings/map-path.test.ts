@@ -43,8 +43,8 @@ describe("mapFindingPath", () => {
     ["", { mountPoint: "/work", cwd: "pkg" }, "is empty"],
     ["/work", root, "names the repository root, not a file"],
     [".", root, "names the repository root, not a file"],
-    ["a.py", { mountPoint: "/work", cwd: "../x" }, "cannot be resolved: the helper's cwd \"../x\" is outside the repository"],
-    ["a.py", { mountPoint: "/work", cwd: "/etc" }, "cannot be resolved: the helper's cwd \"/etc\" is outside the repository"],
+    ["a.py", { mountPoint: "/work", cwd: "../x" }, 'cannot be resolved: the helper\'s cwd "../x" is outside the repository'],
+    ["a.py", { mountPoint: "/work", cwd: "/etc" }, 'cannot be resolved: the helper\'s cwd "/etc" is outside the repository'],
   ])("refuses %j (%j): %s", (path, mapping, reason) => {
     expect(mapFindingPath(path, mapping)).toEqual({ path: null, problem: `path ${quote(path)} ${reason}` });
   });
@@ -69,8 +69,8 @@ describe("mapFindingPath limits", () => {
   });
 
   // Distinct paths of many `..` and empty segments, and paths just under the cap.
-  const paths = (size: number) => repeatTo(size, 13, "\n", (index, random) =>
-    random() < 0.5 ? `/work/${"a/../".repeat(1 + (index % 400))}${index}.py` : `${"x/".repeat(2000)}${index}`);
+  const paths = (size: number) =>
+    repeatTo(size, 13, "\n", (index, random) => (random() < 0.5 ? `/work/${"a/../".repeat(1 + (index % 400))}${index}.py` : `${"x/".repeat(2000)}${index}`));
 
   it("maps distinct hostile paths in linear time (4× the input, at most 6× the time)", () => {
     const run = (text: string) => text.split("\n").map((path) => mapFindingPath(path, root));

@@ -83,7 +83,9 @@ function mapPath(path: string, mapping: PathMapping): MappedPath {
 function unsafeReason(value: string): string {
   if (value.includes("\0")) return "contains a NUL byte";
   // eslint-disable-next-line no-control-regex -- as UNSAFE, without the surrogates
-  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value) ? "contains a control or bidi character" : "is not valid Unicode (a lone surrogate)";
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value)
+    ? "contains a control or bidi character"
+    : "is not valid Unicode (a lone surrogate)";
 }
 
 function trimSlashes(value: string): string {

@@ -5,7 +5,10 @@ import { scanXml } from "./xml-scanner.js";
 
 // Checkstyle's SeverityLevel names; `ignore` is still reported if a tool prints it, as a notice.
 const LEVELS: ReadonlyMap<string, FindingSeverity> = new Map([
-  ["error", "error"], ["warning", "warning"], ["info", "notice"], ["ignore", "notice"],
+  ["error", "error"],
+  ["warning", "warning"],
+  ["info", "notice"],
+  ["ignore", "notice"],
 ]);
 
 /**

@@ -11,8 +11,14 @@ describe("parseErrorformat on real tool output", () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toHaveLength(9);
     expect(outcome.findings[0]).toEqual({
-      path: "./app.py", line: 1, endLine: null, column: 1, severity: "warning",
-      message: "'os' imported but unused", rule: "F401", helper: "lint",
+      path: "./app.py",
+      line: 1,
+      endLine: null,
+      column: 1,
+      severity: "warning",
+      message: "'os' imported but unused",
+      rule: "F401",
+      helper: "lint",
     });
     expect(outcome.findings.at(-1)).toMatchObject({ line: 5, column: 7, rule: "F821", message: "undefined name 'undefined_name'" });
   });
@@ -22,7 +28,11 @@ describe("parseErrorformat on real tool output", () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toHaveLength(12);
     expect(outcome.findings[0]).toMatchObject({
-      path: "app.py", line: 3, column: null, rule: "W0311", severity: "warning",
+      path: "app.py",
+      line: 3,
+      column: null,
+      rule: "W0311",
+      severity: "warning",
       message: "Bad indentation. Found 2 spaces, expected 4 (bad-indentation)",
     });
     expect(outcome.findings.map((finding) => finding.severity)).toContain("notice");
@@ -38,8 +48,26 @@ describe("parseErrorformat on real tool output", () => {
   it("reads tsc --pretty false", () => {
     const outcome = parseErrorformat(readFixture("tsc.txt"), context);
     expect(outcome.findings).toEqual([
-      { path: "app.ts", line: 1, endLine: null, column: 7, severity: "error", message: "Type 'string' is not assignable to type 'number'.", rule: "TS2322", helper: "lint" },
-      { path: "app.ts", line: 2, endLine: null, column: 40, severity: "error", message: "Type 'string' is not assignable to type 'number'.", rule: "TS2322", helper: "lint" },
+      {
+        path: "app.ts",
+        line: 1,
+        endLine: null,
+        column: 7,
+        severity: "error",
+        message: "Type 'string' is not assignable to type 'number'.",
+        rule: "TS2322",
+        helper: "lint",
+      },
+      {
+        path: "app.ts",
+        line: 2,
+        endLine: null,
+        column: 40,
+        severity: "error",
+        message: "Type 'string' is not assignable to type 'number'.",
+        rule: "TS2322",
+        helper: "lint",
+      },
     ]);
   });
 });
@@ -52,8 +80,14 @@ describe("parseErrorformat on the ` --> ` form (rustc, clippy, Ruff's full outpu
       { path: "input.py", line: 1, endLine: null, column: 8, severity: "warning", message: "`os` imported but unused", rule: "F401", helper: "lint" },
       { path: "input.py", line: 2, endLine: null, column: 5, severity: "warning", message: "Undefined name `y`", rule: "F821", helper: "lint" },
       {
-        path: "input.py", line: 3, endLine: null, column: 1, severity: "warning",
-        message: "Cannot use `match` statement on Python 3.9 (syntax was added in Python 3.10)", rule: "invalid-syntax", helper: "lint",
+        path: "input.py",
+        line: 3,
+        endLine: null,
+        column: 1,
+        severity: "warning",
+        message: "Cannot use `match` statement on Python 3.9 (syntax was added in Python 3.10)",
+        rule: "invalid-syntax",
+        helper: "lint",
       },
     ]);
   });
@@ -62,7 +96,16 @@ describe("parseErrorformat on the ` --> ` form (rustc, clippy, Ruff's full outpu
     const outcome = parseErrorformat(readFixture("rustc.txt"), context);
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
-      { path: "err.rs", line: 3, endLine: null, column: 20, severity: "error", message: "cannot find value `undefined_name` in this scope", rule: "E0425", helper: "lint" },
+      {
+        path: "err.rs",
+        line: 3,
+        endLine: null,
+        column: 20,
+        severity: "error",
+        message: "cannot find value `undefined_name` in this scope",
+        rule: "E0425",
+        helper: "lint",
+      },
       { path: "err.rs", line: 2, endLine: null, column: 18, severity: "error", message: "mismatched types", rule: "E0308", helper: "lint" },
     ]);
   });
@@ -103,17 +146,20 @@ describe("parseErrorformat on the ` --> ` form (rustc, clippy, Ruff's full outpu
 
 describe("parseErrorformat line shapes", () => {
   it.each([
-    ["a.go:12:3: error strings should not end with punctuation", { path: "a.go", line: 12, column: 3, rule: null, severity: "warning", message: "error strings should not end with punctuation" }],
+    [
+      "a.go:12:3: error strings should not end with punctuation",
+      { path: "a.go", line: 12, column: 3, rule: null, severity: "warning", message: "error strings should not end with punctuation" },
+    ],
     ["a.sh:4: missing quote", { path: "a.sh", line: 4, column: null, rule: null }],
     ["src/x.c:9:2: error: expected ';' before '}' token", { line: 9, column: 2, severity: "error", rule: null, message: "expected ';' before '}' token" }],
-    ["m.py:5: error: Name \"x\" is not defined  [name-defined]", { severity: "error", rule: "name-defined", message: "Name \"x\" is not defined" }],
-    ["m.py:2: note: Revealed type is \"int\"", { severity: "notice", rule: null }],
+    ['m.py:5: error: Name "x" is not defined  [name-defined]', { severity: "error", rule: "name-defined", message: 'Name "x" is not defined' }],
+    ['m.py:2: note: Revealed type is "int"', { severity: "notice", rule: null }],
     ["a.py:1:80: E501 line too long (88 > 79 characters)", { rule: "E501", message: "line too long (88 > 79 characters)" }],
     ["a.py:4:5: SIM102 Use a single if-statement", { rule: "SIM102", message: "Use a single if-statement" }],
     ["a.py:4:5: PLR0913 Too many arguments", { rule: "PLR0913" }],
     ["m.py:5: error: list[int] is fine [misc]", { rule: "misc", message: "list[int] is fine" }],
     ["m.py:5: error: ends in a [Bracket]", { rule: null, message: "ends in a [Bracket]" }],
-    ["a.py:3:0: R1705: Unnecessary \"else\" after \"return\" (no-else-return)", { rule: "R1705", severity: "notice", column: null }],
+    ['a.py:3:0: R1705: Unnecessary "else" after "return" (no-else-return)', { rule: "R1705", severity: "notice", column: null }],
     ["a.py:3:1: F0001: fatal (parse-error)", { rule: "F0001", severity: "error" }],
     ["a.py:7:1: message with 12:3: inside", { line: 7, column: 1, message: "message with 12:3: inside" }],
     ["a.py:7:1: trailing CR\r", { message: "trailing CR" }],
@@ -140,7 +186,7 @@ describe("parseErrorformat line shapes", () => {
 
   it.each([
     ["<html><body>502 Bad Gateway</body></html>"],
-    ["Traceback (most recent call last):\n  File \"x\", line 3\nValueError"],
+    ['Traceback (most recent call last):\n  File "x", line 3\nValueError'],
     ["a.py:-3:1: negative"],
     ["a.py:NaN:1: not a number"],
   ])("notes output with no finding line: %j", (output) => {
@@ -163,10 +209,14 @@ describe("parseErrorformat on pathological lines", () => {
     ["digits without a colon", `a.py:${"1".repeat(200_000)}x`],
     ["a long file name", `${"a".repeat(200_000)}(1,`],
     ["many colons", ":1".repeat(100_000)],
-  ])("reads %s in linear time", (_name, line) => {
-    parseErrorformat(line, context);
-    // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
-  }, 20_000);
+  ])(
+    "reads %s in linear time",
+    (_name, line) => {
+      parseErrorformat(line, context);
+      // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
+    },
+    20_000,
+  );
 });
 
 describe("parseErrorformat time", () => {

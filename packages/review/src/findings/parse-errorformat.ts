@@ -6,8 +6,14 @@ import { readLocation, type LineLocation } from "./read-location.js";
 import { readMessage, type ShapedMessage } from "./read-message.js";
 
 const FALLBACKS: Readonly<Record<string, FindingSeverity>> = {
-  error: "error", fatal: "error", warning: "warning", note: "notice", help: "notice",
-  convention: "notice", refactor: "notice", info: "notice",
+  error: "error",
+  fatal: "error",
+  warning: "warning",
+  note: "notice",
+  help: "notice",
+  convention: "notice",
+  refactor: "notice",
+  info: "notice",
 };
 
 /** A ` --> ` diagnostic read up to its location; its rule may still come from a later note. */

@@ -11,11 +11,47 @@ describe("parseEslintJson", () => {
     const outcome = parseEslintJson(readFixture("eslint.json"), context);
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
-      { path: "/work/app.js", line: 1, endLine: 1, column: 7, severity: "error", message: "'unused' is assigned a value but never used.", rule: "@typescript-eslint/no-unused-vars", helper: "eslint" },
-      { path: "/work/app.js", line: 3, endLine: 3, column: 15, severity: "error", message: "Unexpected 'debugger' statement.", rule: "no-debugger", helper: "eslint" },
+      {
+        path: "/work/app.js",
+        line: 1,
+        endLine: 1,
+        column: 7,
+        severity: "error",
+        message: "'unused' is assigned a value but never used.",
+        rule: "@typescript-eslint/no-unused-vars",
+        helper: "eslint",
+      },
+      {
+        path: "/work/app.js",
+        line: 3,
+        endLine: 3,
+        column: 15,
+        severity: "error",
+        message: "Unexpected 'debugger' statement.",
+        rule: "no-debugger",
+        helper: "eslint",
+      },
       { path: "/work/app.js", line: 4, endLine: 4, column: 13, severity: "error", message: "'y' is not defined.", rule: "no-undef", helper: "eslint" },
-      { path: "/work/app.ts", line: 1, endLine: 1, column: 7, severity: "error", message: "'n' is assigned a value but never used.", rule: "@typescript-eslint/no-unused-vars", helper: "eslint" },
-      { path: "/work/broken.js", line: 1, endLine: null, column: 9, severity: "error", message: "Parsing error: Identifier expected.", rule: null, helper: "eslint" },
+      {
+        path: "/work/app.ts",
+        line: 1,
+        endLine: 1,
+        column: 7,
+        severity: "error",
+        message: "'n' is assigned a value but never used.",
+        rule: "@typescript-eslint/no-unused-vars",
+        helper: "eslint",
+      },
+      {
+        path: "/work/broken.js",
+        line: 1,
+        endLine: null,
+        column: 9,
+        severity: "error",
+        message: "Parsing error: Identifier expected.",
+        rule: null,
+        helper: "eslint",
+      },
     ]);
   });
 
@@ -32,14 +68,16 @@ describe("parseEslintJson", () => {
   });
 
   it("keeps a message without a line (an ignored-file warning) as a file-level finding", () => {
-    const output = JSON.stringify([{ filePath: "/work/dist/a.js", messages: [{ fatal: false, severity: 1, message: "File ignored because of a matching ignore pattern." }] }]);
+    const output = JSON.stringify([
+      { filePath: "/work/dist/a.js", messages: [{ fatal: false, severity: 1, message: "File ignored because of a matching ignore pattern." }] },
+    ]);
     expect(parseEslintJson(output, context).findings[0]).toMatchObject({ line: null, column: null, severity: "warning", rule: null });
   });
 
   it.each([
     ['{"filePath":"a.js"}', "output is not ESLint JSON: the document is not an array"],
     ['[{"filePath":"a.js","messages":{}}]', "[0] is not an ESLint file result with a messages array"],
-    ['[null]', "[0] is not an ESLint file result with a messages array"],
+    ["[null]", "[0] is not an ESLint file result with a messages array"],
     ['[{"filePath":7,"messages":[{"message":"m","severity":2}]}]', "[0].messages[0]: has no file path"],
     ['[{"filePath":"a.js","messages":[{"message":"m","severity":2,"line":-1}]}]', "[0].messages[0]: line -1 is not a positive integer"],
     ['[{"filePath":"a.js","messages":[{"message":"m","severity":2,"line":1.5}]}]', "[0].messages[0]: line 1.5 is not a positive integer"],
@@ -56,19 +94,34 @@ describe("parseEslintJson under hostile output", () => {
   // One file result whose messages all share one long filePath, each message full of whitespace
   // runs and escapes; and real ESLint output repeated over distinct files.
   const messages = (path: string, size: number, text: (index: number) => string) =>
-    JSON.stringify([{ filePath: path, messages: JSON.parse(`[${repeatTo(size, 3, ",", (index) => JSON.stringify({ ruleId: "no-undef", severity: 2, message: text(index), line: index + 1, column: 1 }))}]`) as unknown }]);
+    JSON.stringify([
+      {
+        filePath: path,
+        messages: JSON.parse(
+          `[${repeatTo(size, 3, ",", (index) => JSON.stringify({ ruleId: "no-undef", severity: 2, message: text(index), line: index + 1, column: 1 }))}]`,
+        ) as unknown,
+      },
+    ]);
   const hostile = (size: number) => messages(LONG_PATH, size, (index) => hostileMessage(index, 60));
   const benign = (size: number) => {
     const files = JSON.parse(readFixture("eslint.json")) as { filePath: string }[];
-    return JSON.stringify(JSON.parse(`[${repeatTo(size, 4, ",", (index) => JSON.stringify(files.map((file) => ({ ...file, filePath: `/work/src/${index}/${file.filePath.slice(6)}` }))).slice(1, -1))}]`));
+    return JSON.stringify(
+      JSON.parse(
+        `[${repeatTo(size, 4, ",", (index) => JSON.stringify(files.map((file) => ({ ...file, filePath: `/work/src/${index}/${file.filePath.slice(6)}` }))).slice(1, -1))}]`,
+      ),
+    );
   };
 
   it.each([
     ["hostile", hostile, 250_000],
     ["benign", benign, 500_000],
-  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
-    expect(growthRatio((output) => readOutput("eslint-json", output), make, size)).toBeLessThanOrEqual(6);
-  }, 20_000);
+  ])(
+    "reads %s output in linear time (4× the input, at most 6× the time)",
+    (_name, make, size) => {
+      expect(growthRatio((output) => readOutput("eslint-json", output), make, size)).toBeLessThanOrEqual(6);
+    },
+    20_000,
+  );
 
   it("keeps one copy of a long path shared by every message of 1 MiB of output", () => {
     const short = messages("/work/app.js", 1 << 20, () => "m");

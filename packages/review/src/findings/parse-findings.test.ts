@@ -20,7 +20,10 @@ const HOSTILE: readonly (readonly [string, string])[] = [
   ["a number", "1e999999"],
   ["binary noise", "\u0000\u0001\u00ff\ufffd\u001b[31m"],
   ["wrong types everywhere", '{"runs":[{"results":[{"locations":7}]}],"diagnostics":[1,2],"messages":"x"}'],
-  ["negative and NaN positions", '{"runs":[{"results":[{"message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a"},"region":{"startLine":-5}}}]}]}],"diagnostics":[{"message":"m","location":{"path":"a","range":{"start":{"line":-5}}}}]}'],
+  [
+    "negative and NaN positions",
+    '{"runs":[{"results":[{"message":{"text":"m"},"locations":[{"physicalLocation":{"artifactLocation":{"uri":"a"},"region":{"startLine":-5}}}]}]}],"diagnostics":[{"message":"m","location":{"path":"a","range":{"start":{"line":-5}}}}]}',
+  ],
 ];
 
 describe("parseFindings", () => {

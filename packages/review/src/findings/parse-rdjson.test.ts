@@ -11,9 +11,27 @@ describe("parseRdjson", () => {
     const outcome = parseRdjson(readFixture("reviewdog.rdjson"), context);
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
-      { path: "src/app.js", line: 14, endLine: 14, column: 15, severity: "error", message: "Unexpected 'debugger' statement.", rule: "no-debugger", helper: "rd" },
+      {
+        path: "src/app.js",
+        line: 14,
+        endLine: 14,
+        column: 15,
+        severity: "error",
+        message: "Unexpected 'debugger' statement.",
+        rule: "no-debugger",
+        helper: "rd",
+      },
       { path: "src/app.js", line: 2, endLine: null, column: 1, severity: "warning", message: "Prefer const.", rule: "prefer-const", helper: "rd" },
-      { path: "/work/src/util.js", line: null, endLine: null, column: null, severity: "notice", message: "Consider documenting this module.", rule: null, helper: "rd" },
+      {
+        path: "/work/src/util.js",
+        line: null,
+        endLine: null,
+        column: null,
+        severity: "notice",
+        message: "Consider documenting this module.",
+        rule: null,
+        helper: "rd",
+      },
     ]);
   });
 
@@ -37,7 +55,10 @@ describe("parseRdjson", () => {
     ['[{"message":"m"}]', "output is not a reviewdog DiagnosticResult: `diagnostics` is not an array"],
     ['{"diagnostics":["m"]}', "diagnostics[0] is not an object"],
     ['{"diagnostics":[{"message":"m","location":{"path":"a","range":{"start":{"line":1e308}}}}]}', "diagnostics[0]: line 1e+308 is not a positive integer"],
-    ['{"diagnostics":[{"message":"m","location":{"path":"a","range":{"start":{"line":3,"column":true}}}}]}', "diagnostics[0]: column a boolean is not a positive integer"],
+    [
+      '{"diagnostics":[{"message":"m","location":{"path":"a","range":{"start":{"line":3,"column":true}}}}]}',
+      "diagnostics[0]: column a boolean is not a positive integer",
+    ],
   ])("reports %s", (output, problem) => {
     expect(parseRdjson(output, context)).toEqual({ findings: [], problems: [problem] });
   });
@@ -48,7 +69,16 @@ describe("parseRdjsonl", () => {
     const outcome = parseRdjsonl(readFixture("reviewdog.rdjsonl"), context);
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
-      { path: "src/app.js", line: 14, endLine: null, column: 15, severity: "error", message: "Unexpected 'debugger' statement.", rule: "no-debugger", helper: "rd" },
+      {
+        path: "src/app.js",
+        line: 14,
+        endLine: null,
+        column: 15,
+        severity: "error",
+        message: "Unexpected 'debugger' statement.",
+        rule: "no-debugger",
+        helper: "rd",
+      },
       { path: "src/app.js", line: 2, endLine: 3, column: 1, severity: "warning", message: "Prefer const.", rule: null, helper: "rd" },
       { path: "src/util.js", line: 9, endLine: null, column: null, severity: "notice", message: "Trailing spaces.", rule: null, helper: "rd" },
     ]);
@@ -79,7 +109,11 @@ describe("parseRdjson under hostile output", () => {
     ["hostile rdjsonl", hostile, "rdjsonl", 250_000],
     ["benign rdjsonl", benign, "rdjsonl", 500_000],
     ["hostile rdjson", (size: number) => `{"diagnostics":[${hostile(size).replaceAll("\n", ",")}]}`, "rdjson", 250_000],
-  ] as const)("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, format, size) => {
-    expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(6);
-  }, 20_000);
+  ] as const)(
+    "reads %s output in linear time (4× the input, at most 6× the time)",
+    (_name, make, format, size) => {
+      expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(6);
+    },
+    20_000,
+  );
 });

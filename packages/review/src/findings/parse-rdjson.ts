@@ -35,7 +35,11 @@ export function parseRdjsonl(output: string, context: ParseContext): ParseOutcom
   const collector = createFindingCollector(context);
   output.split("\n").forEach((line, index) => {
     const where = `line ${index + 1}`;
-    const value = readJsonOutput(line, { problem: (message) => { collector.problem(`${where}: ${message}`); } });
+    const value = readJsonOutput(line, {
+      problem: (message) => {
+        collector.problem(`${where}: ${message}`);
+      },
+    });
     if (value !== undefined) readDiagnostic(collector, value, undefined, where);
   });
   return collector.outcome();

@@ -12,8 +12,26 @@ describe("parseRuffJson", () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
       { path: "/work/app.py", line: 1, endLine: 1, column: 8, severity: "error", message: "`os` imported but unused", rule: "F401", helper: "ruff" },
-      { path: "/work/pkg/mod.py", line: 9, endLine: 9, column: 13, severity: "error", message: "Comparison to `None` should be `cond is None`", rule: "E711", helper: "ruff" },
-      { path: "/work/broken.py", line: 3, endLine: 4, column: 10, severity: "error", message: "SyntaxError: Expected ')', found newline", rule: null, helper: "ruff" },
+      {
+        path: "/work/pkg/mod.py",
+        line: 9,
+        endLine: 9,
+        column: 13,
+        severity: "error",
+        message: "Comparison to `None` should be `cond is None`",
+        rule: "E711",
+        helper: "ruff",
+      },
+      {
+        path: "/work/broken.py",
+        line: 3,
+        endLine: 4,
+        column: 10,
+        severity: "error",
+        message: "SyntaxError: Expected ')', found newline",
+        rule: null,
+        helper: "ruff",
+      },
     ]);
   });
 
@@ -52,7 +70,11 @@ describe("parseRuffJson under hostile output", () => {
   it.each([
     ["hostile", hostile, 250_000],
     ["benign", benign, 500_000],
-  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
-    expect(growthRatio((output) => readOutput("ruff-json", output), make, size)).toBeLessThanOrEqual(6);
-  }, 20_000);
+  ])(
+    "reads %s output in linear time (4× the input, at most 6× the time)",
+    (_name, make, size) => {
+      expect(growthRatio((output) => readOutput("ruff-json", output), make, size)).toBeLessThanOrEqual(6);
+    },
+    20_000,
+  );
 });

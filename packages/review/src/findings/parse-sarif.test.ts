@@ -19,9 +19,36 @@ describe("parseSarif", () => {
     const outcome = parseSarif(readFixture("semgrep-like.sarif"), context);
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
-      { path: "/work/src/app.py", line: 12, endLine: 14, column: 5, severity: "error", message: "Avoid eval() on untrusted input.", rule: "py.no-eval", helper: "scan" },
-      { path: "/work/src/lib/util.py", line: 3, endLine: null, column: null, severity: "notice", message: "TODO left in code.", rule: "py.todo", helper: "scan" },
-      { path: "/work/docs/my notes.py", line: null, endLine: null, column: null, severity: "warning", message: "File name has a space.", rule: "py.style", helper: "scan" },
+      {
+        path: "/work/src/app.py",
+        line: 12,
+        endLine: 14,
+        column: 5,
+        severity: "error",
+        message: "Avoid eval() on untrusted input.",
+        rule: "py.no-eval",
+        helper: "scan",
+      },
+      {
+        path: "/work/src/lib/util.py",
+        line: 3,
+        endLine: null,
+        column: null,
+        severity: "notice",
+        message: "TODO left in code.",
+        rule: "py.todo",
+        helper: "scan",
+      },
+      {
+        path: "/work/docs/my notes.py",
+        line: null,
+        endLine: null,
+        column: null,
+        severity: "warning",
+        message: "File name has a space.",
+        rule: "py.style",
+        helper: "scan",
+      },
       { path: "tests/test_app.py", line: 7, endLine: null, column: 1, severity: "warning", message: "Unused variable 'x'.", rule: "py.unused", helper: "scan" },
     ]);
   });
@@ -81,9 +108,14 @@ describe("parseSarif on real logs", () => {
     expect(outcome.problems).toEqual([]);
     expect(outcome.findings).toEqual([
       {
-        path: "FunctionalTestOutput.ValidateCommand/Inputs.JSON1001.SyntaxError.sarif", line: 3, endLine: null, column: 2, severity: "error",
+        path: "FunctionalTestOutput.ValidateCommand/Inputs.JSON1001.SyntaxError.sarif",
+        line: 3,
+        endLine: null,
+        column: 2,
+        severity: "error",
         message: "at \"$schema\": JSON syntax error: Invalid property identifier character: ,. Path '$schema', line 3, position 2.",
-        rule: "JSON0001", helper: "scan",
+        rule: "JSON0001",
+        helper: "scan",
       },
     ]);
   });
@@ -105,8 +137,7 @@ describe("parseSarif on real logs", () => {
 
 describe("parseSarif messages by id", () => {
   const rule = (messageStrings: unknown) => ({ tool: { driver: { name: "t", rules: [{ id: "R1", messageStrings }] } } });
-  const byId = (message: unknown, run: Record<string, unknown>) =>
-    parseSarif(log({ ...at("a.py"), ruleId: "R1", message }, run), context).findings[0]?.message;
+  const byId = (message: unknown, run: Record<string, unknown>) => parseSarif(log({ ...at("a.py"), ruleId: "R1", message }, run), context).findings[0]?.message;
 
   it.each([
     [{ id: "m", arguments: ["x", "y"] }, { m: { text: "{1} then {0}" } }, "y then x"],
@@ -178,14 +209,21 @@ describe("parseSarif under hostile output", () => {
   const hostile = (size: number) =>
     JSON.stringify({
       version: "2.1.0",
-      runs: [{
-        tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: `${hostileMessage(1, 20_000)}{0}{0}{0}` } } }] } },
-        originalUriBaseIds: { ROOT: { uri: `file:///work/${"deep/".repeat(780)}` } },
-        results: JSON.parse(`[${repeatTo(size, 5, ",", (index) => JSON.stringify({
-          ruleIndex: 0, message: { id: "m", arguments: [hostileMessage(index, 40)] },
-          locations: [{ physicalLocation: { artifactLocation: { uri: "a.py", uriBaseId: "ROOT" }, region: { startLine: index + 1 } } }],
-        }))}]`) as unknown,
-      }],
+      runs: [
+        {
+          tool: { driver: { name: "t", rules: [{ id: "R", messageStrings: { m: { text: `${hostileMessage(1, 20_000)}{0}{0}{0}` } } }] } },
+          originalUriBaseIds: { ROOT: { uri: `file:///work/${"deep/".repeat(780)}` } },
+          results: JSON.parse(
+            `[${repeatTo(size, 5, ",", (index) =>
+              JSON.stringify({
+                ruleIndex: 0,
+                message: { id: "m", arguments: [hostileMessage(index, 40)] },
+                locations: [{ physicalLocation: { artifactLocation: { uri: "a.py", uriBaseId: "ROOT" }, region: { startLine: index + 1 } } }],
+              }),
+            )}]`,
+          ) as unknown,
+        },
+      ],
     });
   const benign = (size: number) => {
     const { runs } = JSON.parse(readFixture("semgrep-like.sarif")) as { runs: Record<string, unknown>[] };
@@ -195,7 +233,11 @@ describe("parseSarif under hostile output", () => {
   it.each([
     ["hostile", hostile, 100_000],
     ["benign", benign, 500_000],
-  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
-    expect(growthRatio((output) => readOutput("sarif", output), make, size)).toBeLessThanOrEqual(6);
-  }, 20_000);
+  ])(
+    "reads %s output in linear time (4× the input, at most 6× the time)",
+    (_name, make, size) => {
+      expect(growthRatio((output) => readOutput("sarif", output), make, size)).toBeLessThanOrEqual(6);
+    },
+    20_000,
+  );
 });

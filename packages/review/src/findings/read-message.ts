@@ -12,7 +12,12 @@ const MAX_TRAILING_CODE = 64;
 
 // Pylint's message categories (https://pylint.readthedocs.io/en/stable/user_guide/messages/).
 const PYLINT_CATEGORIES: Readonly<Record<string, string>> = {
-  C: "convention", R: "refactor", W: "warning", E: "error", F: "fatal", I: "info",
+  C: "convention",
+  R: "refactor",
+  W: "warning",
+  E: "error",
+  F: "fatal",
+  I: "info",
 };
 
 interface Shape {

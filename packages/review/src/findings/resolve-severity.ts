@@ -6,12 +6,7 @@ import type { FindingSeverity } from "./finding.js";
  * level name (`warning`, `convention`, `INFO`), then `default`; without a match the parser's
  * own translation of the tool's level (`fallback`) is used.
  */
-export function resolveSeverity(
-  map: SeverityMap | undefined,
-  rule: string | null,
-  toolLevel: string | null,
-  fallback: FindingSeverity,
-): FindingSeverity {
+export function resolveSeverity(map: SeverityMap | undefined, rule: string | null, toolLevel: string | null, fallback: FindingSeverity): FindingSeverity {
   if (map === undefined) return fallback;
   for (const key of [rule, toolLevel, "default"]) {
     // `hasOwn`, not `in` or indexing: a rule named `constructor` or `__proto__` must not reach

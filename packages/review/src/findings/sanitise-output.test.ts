@@ -9,8 +9,9 @@ const open = { maxBytes: 1 << 20, maxLines: 10_000, secrets: [] };
 const clean = (input: Buffer | string, secrets: readonly string[] = []) => sanitiseText(input, { ...open, secrets }).text;
 
 // Anything a terminal, a log viewer or a GitHub page could act on or render deceptively.
-// eslint-disable-next-line no-control-regex -- looking for control characters is the point
-const FORBIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const FORBIDDEN =
+  // eslint-disable-next-line no-control-regex -- looking for control characters is the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 describe("sanitiseText", () => {
   it("turns real coloured flake8 output into its plain form", () => {
@@ -92,7 +93,23 @@ describe("sanitiseText", () => {
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
-    const pieces = [[0x1b], [0x1b, 0x5b], [0x1b, 0x5d], [0x9b], [0xc2, 0x9b], [0xc2, 0x9d], [0x07], [0x0d], [0x00], [0xe2, 0x80, 0xae], [0xe2, 0x81, 0xa6], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98, 0x80], [0x0a], [0xe2, 0x82, 0xac]];
+    const pieces = [
+      [0x1b],
+      [0x1b, 0x5b],
+      [0x1b, 0x5d],
+      [0x9b],
+      [0xc2, 0x9b],
+      [0xc2, 0x9d],
+      [0x07],
+      [0x0d],
+      [0x00],
+      [0xe2, 0x80, 0xae],
+      [0xe2, 0x81, 0xa6],
+      [0xed, 0xa0, 0x80],
+      [0xf0, 0x9f, 0x98, 0x80],
+      [0x0a],
+      [0xe2, 0x82, 0xac],
+    ];
     for (let run = 0; run < 500; run += 1) {
       const bytes: number[] = [];
       const length = Math.floor(random() * 120);
@@ -161,11 +178,15 @@ describe("sanitiseText on pathological input", () => {
     ["a CSI with a million parameters", `\u001b[${"1;".repeat(500_000)}m`],
     ["a million escapes", "\u001b[0m".repeat(250_000)],
     ["a million lone surrogates", "\ud800".repeat(1_000_000)],
-  ])("cleans %s in linear time", (_name, input) => {
-    const { text } = sanitiseText(input, { maxBytes: 1 << 20, maxLines: 1000, secrets: ["secret-value-123"] });
-    expect(text).not.toContain("\u001b");
-    // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
-  }, 20_000);
+  ])(
+    "cleans %s in linear time",
+    (_name, input) => {
+      const { text } = sanitiseText(input, { maxBytes: 1 << 20, maxLines: 1000, secrets: ["secret-value-123"] });
+      expect(text).not.toContain("\u001b");
+      // No time assertion (speed targets live in bench/): a catastrophic regex would outlast the 20 s.
+    },
+    20_000,
+  );
 });
 
 describe("sanitiseText and sanitiseFinding time", () => {
@@ -183,9 +204,13 @@ describe("sanitiseText and sanitiseFinding time", () => {
     ["benign text", text, benign, 200_000],
     ["hostile findings", findings, (size: number) => Array.from({ length: size / 200 }, (_, index) => hostileMessage(index, 200)).join("\n\n"), 100_000],
     ["one finding of blanks", findings, (size: number) => `a${" ".repeat(size)}\tb`, 1_000_000],
-  ] as const)("sanitises %s in linear time (4× the input, at most 6× the time)", (_name, run, make, size) => {
-    expect(growthRatio(run, make, size)).toBeLessThanOrEqual(6);
-    // Room for growthRatio's five rounds when other processes share the cores: hostile text took
-    // 33 s once in CI beside other builds (10 s alone); a quadratic sanitiser would still fail the ratio.
-  }, 60_000);
+  ] as const)(
+    "sanitises %s in linear time (4× the input, at most 6× the time)",
+    (_name, run, make, size) => {
+      expect(growthRatio(run, make, size)).toBeLessThanOrEqual(6);
+      // Room for growthRatio's five rounds when other processes share the cores: hostile text took
+      // 33 s once in CI beside other builds (10 s alone); a quadratic sanitiser would still fail the ratio.
+    },
+    60_000,
+  );
 });

@@ -77,9 +77,7 @@ function singleLine(value: string, secrets: readonly string[]): string {
   // Stripped, scrubbed, then flattened, as sanitiseText and then flattenBreaks would. When no
   // secret holds whitespace, stripping and flattening in one pass before scrubbing comes to the
   // same: each secret lies inside a stretch without whitespace, which flattening leaves as it is.
-  const flat = (
-    scrubbing.blankFree ? scrubSecrets(stripAndFlatten(capped), scrubbing) : flattenBreaks(scrubSecrets(stripUnsafe(capped), scrubbing))
-  ).trim();
+  const flat = (scrubbing.blankFree ? scrubSecrets(stripAndFlatten(capped), scrubbing) : flattenBreaks(scrubSecrets(stripUnsafe(capped), scrubbing))).trim();
   // Cut by code points, so no surrogate pair is split; no text has more code points than units.
   if (flat.length <= MAX_FINDING_TEXT) return flat;
   if (!SURROGATES.test(flat)) return `${flat.slice(0, MAX_FINDING_TEXT - 1)}…`;

@@ -30,8 +30,7 @@ export function sarifMessageReader(run: unknown): SarifMessageReader {
     if (typeof text === "string") return text;
     const id = member(message, "id");
     if (typeof id !== "string") return undefined;
-    const template =
-      stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run, "tool", "driver", "globalMessageStrings", id));
+    const template = stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run, "tool", "driver", "globalMessageStrings", id));
     if (template === undefined) return undefined;
     let pieces = compiled.get(template);
     if (pieces === undefined) {
@@ -58,7 +57,7 @@ function compile(text: string): readonly Piece[] {
   const template = text.length > MAX_FINDING_TEXT + 1 ? text.slice(0, MAX_FINDING_TEXT + 1) : text;
   const pieces: Piece[] = [];
   let literal = "";
-  for (let index = 0; index < template.length; ) {
+  for (let index = 0; index < template.length;) {
     const char = template.charAt(index);
     if ((char === "{" || char === "}") && template.charAt(index + 1) === char) {
       literal += char;

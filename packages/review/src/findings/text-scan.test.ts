@@ -71,7 +71,28 @@ describe("stripAndFlatten", () => {
   });
 
   it("is flattenBreaks after stripUnsafe, for random text (seeded)", () => {
-    const pieces = ["\u001b", "[", "]", "\\", "\u0007", "\u009c", "\u009d", "\n", "\t", "\r", " ", "\u00a0", "\u2028", "\ud800", "\udc00", "😀", "a", "1", ";", "€"];
+    const pieces = [
+      "\u001b",
+      "[",
+      "]",
+      "\\",
+      "\u0007",
+      "\u009c",
+      "\u009d",
+      "\n",
+      "\t",
+      "\r",
+      " ",
+      "\u00a0",
+      "\u2028",
+      "\ud800",
+      "\udc00",
+      "😀",
+      "a",
+      "1",
+      ";",
+      "€",
+    ];
     let seed = 0x5eed;
     for (let run = 0; run < 2_000; run += 1) {
       let text = "";

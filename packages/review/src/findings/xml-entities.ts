@@ -2,7 +2,11 @@ import { quote } from "@reviewbot/policy/config-error";
 
 // The only named entities XML defines without a DTD (XML 1.0 §4.6).
 const PREDEFINED: ReadonlyMap<string, string> = new Map([
-  ["lt", "<"], ["gt", ">"], ["amp", "&"], ["quot", '"'], ["apos", "'"],
+  ["lt", "<"],
+  ["gt", ">"],
+  ["amp", "&"],
+  ["quot", '"'],
+  ["apos", "'"],
 ]);
 const REFERENCE = /&(#[0-9]{1,8}|#x[0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]*);|&/g;
 
@@ -31,6 +35,12 @@ function resolve(reference: string): string | undefined {
 
 // XML 1.0 §2.2 Char: #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
 function isXmlChar(code: number): boolean {
-  return code === 0x9 || code === 0xa || code === 0xd || (code >= 0x20 && code <= 0xd7ff) ||
-    (code >= 0xe000 && code <= 0xfffd) || (code >= 0x10000 && code <= 0x10ffff);
+  return (
+    code === 0x9 ||
+    code === 0xa ||
+    code === 0xd ||
+    (code >= 0x20 && code <= 0xd7ff) ||
+    (code >= 0xe000 && code <= 0xfffd) ||
+    (code >= 0x10000 && code <= 0x10ffff)
+  );
 }

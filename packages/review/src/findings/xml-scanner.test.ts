@@ -6,7 +6,14 @@ describe("scanXml", () => {
     const scan = scanXml('<?xml version="1.0"?>\n<!-- c --><a x="1&amp;2" y=\'&lt;\'>text<![CDATA[<b>]]><b/></a >');
     expect(scan.problem).toBeNull();
     expect(scan.events).toEqual([
-      { type: "open", name: "a", attributes: new Map([["x", "1&2"], ["y", "<"]]) },
+      {
+        type: "open",
+        name: "a",
+        attributes: new Map([
+          ["x", "1&2"],
+          ["y", "<"],
+        ]),
+      },
       { type: "open", name: "b", attributes: new Map() },
       { type: "close", name: "b" },
       { type: "close", name: "a" },

@@ -3,8 +3,7 @@ import { decodeXmlText } from "./xml-entities.js";
 
 /** A start tag (with its attributes, entities decoded) or an end tag, in document order. */
 export type XmlEvent =
-  | { readonly type: "open"; readonly name: string; readonly attributes: ReadonlyMap<string, string> }
-  | { readonly type: "close"; readonly name: string };
+  { readonly type: "open"; readonly name: string; readonly attributes: ReadonlyMap<string, string> } | { readonly type: "close"; readonly name: string };
 
 /** The tags read, and the reason reading stopped early (`null` when the document was well formed). */
 export interface XmlScan {
@@ -20,7 +19,11 @@ const ATTRIBUTE = /\s+([A-Za-z_][-A-Za-z0-9_.:]*)\s*=\s*(?:"([^"<]*)"|'([^'<]*)'
 const TAG_END = /\s*(\/?)>/y;
 const CLOSE_TAG = /<\/([A-Za-z_][-A-Za-z0-9_.:]*)\s*>/y;
 // Markup that is skipped whole: the XML declaration and processing instructions, comments, CDATA.
-const SKIPPED: readonly (readonly [string, string])[] = [["<?", "?>"], ["<!--", "-->"], ["<![CDATA[", "]]>"]];
+const SKIPPED: readonly (readonly [string, string])[] = [
+  ["<?", "?>"],
+  ["<!--", "-->"],
+  ["<![CDATA[", "]]>"],
+];
 
 /**
  * Reads the tags of the small XML subset linters write (elements, attributes, the five

@@ -4,14 +4,34 @@ import { capReviewFindings, retainedSize } from "./cap-review-findings.js";
 import type { HelperReport } from "./report.js";
 
 const finding = (index: number, message = "m"): Finding => ({
-  path: "a.py", line: index + 1, endLine: null, column: null, severity: "warning", message, rule: "R1", helper: "h",
+  path: "a.py",
+  line: index + 1,
+  endLine: null,
+  column: null,
+  severity: "warning",
+  message,
+  rule: "R1",
+  helper: "h",
 });
 
 function helper(name: string, count: number, message?: string): HelperReport {
   return {
-    name, image: "base", engine: "bwrap", sandboxed: true, outcome: count > 0 ? "findings" : "passed", exitCode: 0, signal: null,
-    timedOut: false, oomKilled: false, outputTruncated: false, durationMs: 1, stdout: "", stderr: "",
-    findings: Array.from({ length: count }, (_, index) => finding(index, message)), problems: [], install: null,
+    name,
+    image: "base",
+    engine: "bwrap",
+    sandboxed: true,
+    outcome: count > 0 ? "findings" : "passed",
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    oomKilled: false,
+    outputTruncated: false,
+    durationMs: 1,
+    stdout: "",
+    stderr: "",
+    findings: Array.from({ length: count }, (_, index) => finding(index, message)),
+    problems: [],
+    install: null,
   };
 }
 
@@ -29,7 +49,10 @@ describe("capReviewFindings", () => {
     ["past the byte cap", [3, 3], { perReview: 100, retainedBytes: 4 * SIZE }, [3, 1], [null, 2]],
     ["a byte cap below one finding", [1], { perReview: 100, retainedBytes: SIZE - 1 }, [0], [1]],
   ])("%s", (_label, counts, limits, expectedKept, expectedDropped) => {
-    const capped = capReviewFindings(counts.map((count, index) => helper(`h${String(index)}`, count)), limits);
+    const capped = capReviewFindings(
+      counts.map((count, index) => helper(`h${String(index)}`, count)),
+      limits,
+    );
     expect(kept(capped)).toEqual(expectedKept);
     expect(droppedOf(capped)).toEqual(expectedDropped);
   });

@@ -4,8 +4,18 @@ import { missingProgram, shebangInterpreter } from "./missing-program.js";
 
 function result(exitCode: number | null, stderr: string, extra: Partial<SandboxResult> = {}): SandboxResult {
   return {
-    engine: "bwrap", sandboxed: true, exitCode, signal: null, timedOut: false, cancelled: false, oomKilled: false,
-    outputTruncated: false, stdout: Buffer.alloc(0), stderr: Buffer.from(stderr), durationMs: 1, ...extra,
+    engine: "bwrap",
+    sandboxed: true,
+    exitCode,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    oomKilled: false,
+    outputTruncated: false,
+    stdout: Buffer.alloc(0),
+    stderr: Buffer.from(stderr),
+    durationMs: 1,
+    ...extra,
   };
 }
 

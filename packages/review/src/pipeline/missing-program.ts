@@ -45,7 +45,10 @@ const RULES: readonly Rule[] = [
 export function missingProgram(result: SandboxResult, argv: readonly string[]): string | null {
   // Only the program's own non-zero exit can be "not found": a run we killed, or that a signal ended, is not.
   if (result.exitCode === null || runOutcome(result) !== "nonzero") return null;
-  const head = result.stderr.subarray(0, HEAD_LINES * (MAX_LINE + 1)).toString("utf8").split("\n", HEAD_LINES);
+  const head = result.stderr
+    .subarray(0, HEAD_LINES * (MAX_LINE + 1))
+    .toString("utf8")
+    .split("\n", HEAD_LINES);
   for (const [index, raw] of head.entries()) {
     const line = raw.slice(0, MAX_LINE).trimEnd();
     for (const rule of RULES) {
@@ -65,7 +68,10 @@ export function missingProgram(result: SandboxResult, argv: readonly string[]): 
  */
 export function shebangInterpreter(head: string): string | null {
   if (!head.startsWith("#!")) return null;
-  const words = head.slice(2, head.indexOf("\n") === -1 ? undefined : head.indexOf("\n")).trim().split(/[ \t]+/);
+  const words = head
+    .slice(2, head.indexOf("\n") === -1 ? undefined : head.indexOf("\n"))
+    .trim()
+    .split(/[ \t]+/);
   const [program, ...rest] = words;
   if (program === undefined || program === "") return null;
   if (program !== "/usr/bin/env" && program !== "/bin/env") return program;

@@ -34,7 +34,10 @@ export async function prepareDeps(helper: ResolvedHelper, run: HelperRun): Promi
   if (helper.install === undefined) return null;
   const context = run.install;
   if (context === undefined || context.mode === "off") return notRun("install hooks are disabled by the operator (installHooks: off)");
-  if (!run.engine.runsInstalls) return notRun(`install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs ${run.engine.name})`);
+  if (!run.engine.runsInstalls)
+    return notRun(
+      `install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs ${run.engine.name})`,
+    );
   const runtime = context.runtime;
   if (runtime === undefined) return notRun("this worker has no registry proxy for install hooks");
   const planned = installPlan(helper.install);
@@ -64,7 +67,11 @@ export async function prepareDeps(helper: ResolvedHelper, run: HelperRun): Promi
   });
   const durationMs = Math.round(performance.now() - started);
   if (entry.dir !== null) {
-    return { report: { status: entry.cached ? "cached" : "installed", durationMs }, problems: [], mount: { source: entry.dir, target: DEPS_MOUNT, writable: false } };
+    return {
+      report: { status: entry.cached ? "cached" : "installed", durationMs },
+      problems: [],
+      mount: { source: entry.dir, target: DEPS_MOUNT, writable: false },
+    };
   }
   const problems = [`install hook failed: ${describe(result)}`];
   if (result !== undefined && result.stderr.length > 0) {

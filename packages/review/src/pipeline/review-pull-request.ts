@@ -75,12 +75,15 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...(signal === undefined ? {} : { signal }) };
     const image = { name: operator.defaultImage, reference: operator.images[operator.defaultImage] ?? "" };
     progress({ stage: "context", message: "running the context script, if the base has one" });
-    const context = await runContextScript({ ...run, image, limits: helperCeilings(deps.operator.limits) }, {
-      base: { ref: request.base.ref, sha: checkout.baseSha },
-      head: { ref: request.head.ref, sha: checkout.headSha },
-      files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
-      ...request.pullRequest,
-    });
+    const context = await runContextScript(
+      { ...run, image, limits: helperCeilings(deps.operator.limits) },
+      {
+        base: { ref: request.base.ref, sha: checkout.baseSha },
+        head: { ref: request.head.ref, sha: checkout.headSha },
+        files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
+        ...request.pullRequest,
+      },
+    );
     signal?.throwIfAborted();
     const contextDone = performance.now();
     const helpersTotal = config.helpers.length;
@@ -170,7 +173,8 @@ function reviewErrors(overlayFailure: string | undefined, context: ContextReport
   if (context !== null && context.outcome !== "passed") errors.push(`context-script: ${context.error ?? context.outcome}`);
   for (const helper of helpers) {
     const infrastructure = isInfrastructureOutcome(helper.outcome) ? helper.outcome : undefined;
-    const failed = helper.outcome === "failed" && helper.error === undefined ? `exited ${String(helper.exitCode ?? helper.signal)} without findings` : undefined;
+    const failed =
+      helper.outcome === "failed" && helper.error === undefined ? `exited ${String(helper.exitCode ?? helper.signal)} without findings` : undefined;
     const parts = [infrastructure, failed, helper.error].filter((part) => part !== undefined);
     if (parts.length > 0) errors.push(`${helper.name}: ${parts.join(": ")}`);
   }

@@ -30,7 +30,7 @@ const ARITY: Readonly<Record<string, number>> = {
 /** The options before `--`, each with its values. */
 function options(args: readonly string[]): string[][] {
   const tuples: string[][] = [];
-  for (let index = 0; index < args.length && args[index] !== "--"; ) {
+  for (let index = 0; index < args.length && args[index] !== "--";) {
     const width = 1 + (ARITY[args[index] ?? ""] ?? 0);
     tuples.push(args.slice(index, index + width));
     index += width;

@@ -5,12 +5,7 @@ const limits = { nofile: 256, pids: 64, fsizeBytes: 1048576 };
 
 describe("prlimitArgs", () => {
   it("sets equal soft and hard limits, nproc as a backstop over the pids limit, and no core dumps", () => {
-    expect(prlimitArgs(limits)).toEqual([
-      "--nofile=256:256",
-      `--nproc=${64 * NPROC_RUNS}:${64 * NPROC_RUNS}`,
-      "--fsize=1048576:1048576",
-      "--core=0:0",
-    ]);
+    expect(prlimitArgs(limits)).toEqual(["--nofile=256:256", `--nproc=${64 * NPROC_RUNS}:${64 * NPROC_RUNS}`, "--fsize=1048576:1048576", "--core=0:0"]);
   });
 });
 

@@ -32,12 +32,7 @@ export interface BwrapCommand {
 /** prlimit's resource options for a run: equal soft and hard limits, no core dumps. */
 export function prlimitArgs(limits: Pick<SandboxLimits, "nofile" | "pids" | "fsizeBytes">): string[] {
   const nproc = limits.pids * NPROC_RUNS;
-  return [
-    `--nofile=${limits.nofile}:${limits.nofile}`,
-    `--nproc=${nproc}:${nproc}`,
-    `--fsize=${limits.fsizeBytes}:${limits.fsizeBytes}`,
-    "--core=0:0",
-  ];
+  return [`--nofile=${limits.nofile}:${limits.nofile}`, `--nproc=${nproc}:${nproc}`, `--fsize=${limits.fsizeBytes}:${limits.fsizeBytes}`, "--core=0:0"];
 }
 
 /**

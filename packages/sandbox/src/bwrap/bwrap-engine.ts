@@ -154,9 +154,7 @@ export class BwrapEngine implements SandboxEngine {
       throw new AppError("IMAGE_MISSING", `helper image ${spec.image} was not prepared for bwrap (prepared: ${prepared})`);
     }
     const runId = randomUUID();
-    const cgroupDirs = this.cgroupLimits
-      ? { memory: runCgroupDir(this.#layout, "memory", runId), pids: runCgroupDir(this.#layout, "pids", runId) }
-      : undefined;
+    const cgroupDirs = this.cgroupLimits ? { memory: runCgroupDir(this.#layout, "memory", runId), pids: runCgroupDir(this.#layout, "pids", runId) } : undefined;
     const args = bwrapArgs({
       rootfs: image.rootfs,
       worktree: spec.worktree,

@@ -107,10 +107,13 @@ export class BwrapProcess {
       this.kill();
     }
     child.stdin?.on("error", () => undefined).end(launch.stdin);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      this.kill();
-    }, Math.min(launch.timeoutMs, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        this.kill();
+      },
+      Math.min(launch.timeoutMs, MAX_TIMER_MS),
+    );
     let cancelled = false;
     const cancel = (): void => {
       cancelled = true;

@@ -28,9 +28,7 @@ describe("cgroupLimitWrites", () => {
 
 describe("runCgroupDir", () => {
   it("places a run under the parent of each hierarchy", () => {
-    expect(runCgroupDir(layout, "pids", "0b6f3c1e-2a4d-4f7e-9c1a-1234567890ab")).toBe(
-      "/sys/fs/cgroup/pids/reviewbot/0b6f3c1e-2a4d-4f7e-9c1a-1234567890ab",
-    );
+    expect(runCgroupDir(layout, "pids", "0b6f3c1e-2a4d-4f7e-9c1a-1234567890ab")).toBe("/sys/fs/cgroup/pids/reviewbot/0b6f3c1e-2a4d-4f7e-9c1a-1234567890ab");
   });
 
   it.each([

@@ -2,14 +2,7 @@ import { access, chown, mkdir, readdir, readFile, rmdir, stat, writeFile } from 
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "@reviewbot/core/errors";
-import {
-  CGROUP_CONTROLLERS,
-  cgroupLimitWrites,
-  oomKillCount,
-  runCgroupDir,
-  type CgroupController,
-  type CgroupLayout,
-} from "./cgroup-limits.js";
+import { CGROUP_CONTROLLERS, cgroupLimitWrites, oomKillCount, runCgroupDir, type CgroupController, type CgroupLayout } from "./cgroup-limits.js";
 import type { SandboxLimits } from "../sandbox-spec.js";
 import type { SandboxUser } from "../uids/sandbox-user.js";
 
@@ -155,7 +148,14 @@ export class RunCgroup {
 
   async #members(): Promise<Set<number>> {
     const texts = await Promise.all(this.procsFiles.map((file) => readFile(file, "utf8").catch(() => "")));
-    return new Set(texts.flatMap((text) => text.split("\n").filter((line) => /^\d+$/.test(line)).map(Number)));
+    return new Set(
+      texts.flatMap((text) =>
+        text
+          .split("\n")
+          .filter((line) => /^\d+$/.test(line))
+          .map(Number),
+      ),
+    );
   }
 }
 
@@ -196,4 +196,3 @@ export async function reapStaleRunCgroups(layout: CgroupLayout, maxAgeMs: number
   }
   return removed;
 }
-

@@ -58,11 +58,15 @@ export async function exportImage(imageId: string, dest: string): Promise<void> 
  * or world-writable, no device node, FIFO or socket; mount points present as real directories.
  */
 export async function sanitiseRootfs(root: string): Promise<void> {
-  await run(FIND, [
-    root,
-    ...["(", "-type", "b", "-o", "-type", "c", "-o", "-type", "p", "-o", "-type", "s", ")", "-delete"],
-    ...["-o", "!", "-type", "l", "-perm", "/6022", "-exec", "/bin/chmod", "ug-s,go-w", "{}", "+"],
-  ], { env: { LC_ALL: "C", PATH: "/usr/bin:/bin" }, timeout: PODMAN_TIMEOUT_MS });
+  await run(
+    FIND,
+    [
+      root,
+      ...["(", "-type", "b", "-o", "-type", "c", "-o", "-type", "p", "-o", "-type", "s", ")", "-delete"],
+      ...["-o", "!", "-type", "l", "-perm", "/6022", "-exec", "/bin/chmod", "ug-s,go-w", "{}", "+"],
+    ],
+    { env: { LC_ALL: "C", PATH: "/usr/bin:/bin" }, timeout: PODMAN_TIMEOUT_MS },
+  );
   for (const mountPoint of ROOTFS_MOUNT_POINTS) await ensureDirectory(root, mountPoint);
 }
 

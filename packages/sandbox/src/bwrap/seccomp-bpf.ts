@@ -1,11 +1,4 @@
-import {
-  CLONE3_SYSCALL,
-  CLONE_NAMESPACE_FLAGS,
-  CLONE_SYSCALL,
-  DENIED_SYSCALLS,
-  IOCTL_SYSCALL,
-  TIOCSTI,
-} from "../denied-syscalls.js";
+import { CLONE3_SYSCALL, CLONE_NAMESPACE_FLAGS, CLONE_SYSCALL, DENIED_SYSCALLS, IOCTL_SYSCALL, TIOCSTI } from "../denied-syscalls.js";
 
 // Classic BPF opcodes and seccomp constants (linux/filter.h, linux/seccomp.h, linux/audit.h).
 const LD_ABS = 0x20;
@@ -62,12 +55,7 @@ export function compileSeccompFilter(): Buffer {
     enosys: program.length + 2,
     kill: program.length + 3,
   } as const;
-  program.push(
-    { code: RET, k: RET_ALLOW },
-    { code: RET, k: RET_ERRNO | EPERM },
-    { code: RET, k: RET_ERRNO | ENOSYS },
-    { code: RET, k: RET_KILL_PROCESS },
-  );
+  program.push({ code: RET, k: RET_ALLOW }, { code: RET, k: RET_ERRNO | EPERM }, { code: RET, k: RET_ERRNO | ENOSYS }, { code: RET, k: RET_KILL_PROCESS });
   const buffer = Buffer.alloc(program.length * 8);
   program.forEach((instruction, index) => {
     const offset = (target: Target | undefined): number => {

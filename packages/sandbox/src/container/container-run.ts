@@ -48,7 +48,14 @@ export async function runInContainer(spec: SandboxSpec, context: RunContext): Pr
   }
 }
 
-async function runCreated(container: Dockerode.Container, uid: RunUid, writable: readonly string[], spec: SandboxSpec, context: RunContext, startedAt: number): Promise<SandboxResult> {
+async function runCreated(
+  container: Dockerode.Container,
+  uid: RunUid,
+  writable: readonly string[],
+  spec: SandboxSpec,
+  context: RunContext,
+  startedAt: number,
+): Promise<SandboxResult> {
   context.inFlight.addContainer(container);
   const mounts = new WritableMounts(writable, uid, context.engine === "docker");
   try {

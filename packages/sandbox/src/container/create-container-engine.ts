@@ -92,7 +92,11 @@ async function runUids(config: ContainerEngineConfig, docker: Dockerode, private
   if (privateDaemon) return { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
   const space = await daemonUidSpace(docker, config.kind).catch((err: unknown) => {
     const reason = err instanceof Error ? err.message : String(err);
-    throw new AppError("SANDBOX_UNAVAILABLE", `could not ask the ${config.kind} daemon at ${config.socketPath ?? ""} whose uids its containers run as: ${reason}`, { cause: err });
+    throw new AppError(
+      "SANDBOX_UNAVAILABLE",
+      `could not ask the ${config.kind} daemon at ${config.socketPath ?? ""} whose uids its containers run as: ${reason}`,
+      { cause: err },
+    );
   });
   if (space === "namespaced") return { uids: { kind: "daemon-names", names: new DaemonUidNames(NAMESPACED_SANDBOX_UIDS, false) } };
   const range = config.daemonUids ?? DEFAULT_SANDBOX_UIDS;

@@ -72,7 +72,13 @@ export class SupervisedDaemon implements EngineService {
     const deadline = Date.now() + this.#options.startTimeoutMs;
     while (Date.now() < deadline) {
       if (hasExited(child)) break;
-      if (await docker.ping().then(() => true, () => false)) return;
+      if (
+        await docker.ping().then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await sleep(50);
     }
     await this.#terminate(child);

@@ -20,7 +20,9 @@ export interface DepsKeyParts {
 
 /** sha256 of the parts, hex: the entry's directory name. */
 export function depsKey(parts: DepsKeyParts): string {
-  return createHash("sha256").update(JSON.stringify([parts.remote, parts.imageId, parts.argv])).digest("hex");
+  return createHash("sha256")
+    .update(JSON.stringify([parts.remote, parts.imageId, parts.argv]))
+    .digest("hex");
 }
 
 /** How an entry was obtained: `dir` is the read-only deps directory, or null when the install failed. */

@@ -101,9 +101,11 @@ export class RegistryProxy {
   async close(): Promise<void> {
     for (const tunnel of this.#tunnels) tunnel.destroy();
     if (!this.#server.listening) return;
-    await new Promise<void>((resolve) => this.#server.close(() => {
-      resolve();
-    }));
+    await new Promise<void>((resolve) =>
+      this.#server.close(() => {
+        resolve();
+      }),
+    );
   }
 
   #connect(req: IncomingMessage, client: Duplex, head: Buffer, allowed: ReadonlySet<string>, options: RegistryProxyOptions): void {

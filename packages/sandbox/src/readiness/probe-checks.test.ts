@@ -30,8 +30,24 @@ const GOOD: Record<string, string> = {
 };
 
 function result(facts: Record<string, string>, exitCode = 0): SandboxResult {
-  const stdout = Buffer.from(Object.entries(facts).map(([k, v]) => `${k}=${v}`).join("\n"));
-  return { engine: "podman", sandboxed: true, exitCode, signal: null, timedOut: false, cancelled: false, oomKilled: false, outputTruncated: false, stdout, stderr: Buffer.alloc(0), durationMs: 1 };
+  const stdout = Buffer.from(
+    Object.entries(facts)
+      .map(([k, v]) => `${k}=${v}`)
+      .join("\n"),
+  );
+  return {
+    engine: "podman",
+    sandboxed: true,
+    exitCode,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    oomKilled: false,
+    outputTruncated: false,
+    stdout,
+    stderr: Buffer.alloc(0),
+    durationMs: 1,
+  };
 }
 
 describe("evaluateProbe", () => {

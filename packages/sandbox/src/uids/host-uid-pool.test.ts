@@ -30,7 +30,10 @@ describe("HostUidPool leases", () => {
     const [a, b] = [await pool.acquire(), await pool.acquire()];
     expect(new Set([a.uid, b.uid])).toEqual(new Set([700_000_000, 700_000_001]));
     expect(a.gid).toBe(a.uid);
-    await expect(pool.acquire()).rejects.toMatchObject({ code: "SANDBOX_UNAVAILABLE", message: expect.stringContaining("700000000-700000001 is held") as unknown });
+    await expect(pool.acquire()).rejects.toMatchObject({
+      code: "SANDBOX_UNAVAILABLE",
+      message: expect.stringContaining("700000000-700000001 is held") as unknown,
+    });
     await a.release();
     await expect(pool.acquire()).resolves.toMatchObject({ uid: a.uid });
     await b.release();
@@ -39,7 +42,9 @@ describe("HostUidPool leases", () => {
   it("never hands out a uid another process holds, and gets it back when that process dies (no stale lease)", async () => {
     const shared = namespace();
     const name = `\\0${shared}-700000000`;
-    const holder = spawn(process.execPath, ["-e", `require("net").createServer().listen("${name}", () => console.log("held"))`], { stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, ["-e", `require("net").createServer().listen("${name}", () => console.log("held"))`], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await once(holder.stdout, "data");
     const pool = await HostUidPool.create({ first: 700_000_000, count: 2 }, files, shared);
     const first = await pool.acquire();

@@ -55,7 +55,11 @@ export class HostUidPool {
    *
    * @throws AppError `SANDBOX_UNAVAILABLE` naming what the range overlaps.
    */
-  static async create(range: HostUidRange = DEFAULT_SANDBOX_UIDS, files: HostIdFiles = HOST_ID_FILES, namespace = "reviewbot-sandbox-uid"): Promise<HostUidPool> {
+  static async create(
+    range: HostUidRange = DEFAULT_SANDBOX_UIDS,
+    files: HostIdFiles = HOST_ID_FILES,
+    namespace = "reviewbot-sandbox-uid",
+  ): Promise<HostUidPool> {
     await checkSandboxUids(range, files);
     return new HostUidPool(range, namespace);
   }
@@ -105,7 +109,10 @@ function rangeProblem({ first, count }: HostUidRange): string | undefined {
 
 async function overlap(range: HostUidRange, files: HostIdFiles): Promise<string | undefined> {
   const inRange = (id: number): boolean => id >= range.first && id < range.first + range.count;
-  for (const [path, column] of [[files.passwd, 2], [files.group, 2]] as const) {
+  for (const [path, column] of [
+    [files.passwd, 2],
+    [files.group, 2],
+  ] as const) {
     for (const fields of await entries(path)) {
       const id = Number(fields[column]);
       if (inRange(id)) return `it holds id ${String(id)} of ${fields[0] ?? ""} in ${path}`;
@@ -125,7 +132,10 @@ async function entries(path: string): Promise<string[][]> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw err;
   });
-  return text.split("\n").filter((line) => line !== "" && !line.startsWith("#")).map((line) => line.split(":"));
+  return text
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => line.split(":"));
 }
 
 // Resolves the listening server, or null when the name is taken.
@@ -144,7 +154,9 @@ function bind(name: string): Promise<Server | null> {
 }
 
 function unbind(server: Server): Promise<void> {
-  return new Promise((resolve) => server.close(() => {
-    resolve();
-  }));
+  return new Promise((resolve) =>
+    server.close(() => {
+      resolve();
+    }),
+  );
 }

@@ -19,10 +19,18 @@ function daemon(taken: Set<string>, refuse: (name: string) => Error) {
 const conflict = (): Error => Object.assign(new Error("(HTTP code 409) unexpected - Conflict"), { statusCode: 409 });
 // What Podman 4.3's compat API answered on this host.
 const podmanInUse = (name: string): Error =>
-  Object.assign(new Error(`(HTTP code 500) server error - container create: creating container storage: the container name "${name}" is already in use by 9c46. You have to remove that container to be able to reuse that name: that name is already in use`), { statusCode: 500 });
+  Object.assign(
+    new Error(
+      `(HTTP code 500) server error - container create: creating container storage: the container name "${name}" is already in use by 9c46. You have to remove that container to be able to reuse that name: that name is already in use`,
+    ),
+    { statusCode: 500 },
+  );
 
 describe("createAsRunUid through daemon names", () => {
-  it.each([["Docker's 409", conflict], ["Podman's 500 naming it", podmanInUse]])("skips a name the daemon holds (%s) and runs as the next uid", async (_, refuse) => {
+  it.each([
+    ["Docker's 409", conflict],
+    ["Podman's 500 naming it", podmanInUse],
+  ])("skips a name the daemon holds (%s) and runs as the next uid", async (_, refuse) => {
     const all = ["reviewbot-uid-700000000", "reviewbot-uid-700000001", "reviewbot-uid-700000002"];
     const { create, created } = daemon(new Set(all.slice(0, 2)), refuse);
     const { uid } = await createAsRunUid(names(), false, create);
@@ -32,7 +40,10 @@ describe("createAsRunUid through daemon names", () => {
 
   it("fails closed, naming the range, when every name is held", async () => {
     const { create } = daemon(new Set(["reviewbot-uid-700000000", "reviewbot-uid-700000001", "reviewbot-uid-700000002"]), conflict);
-    await expect(createAsRunUid(names(), false, create)).rejects.toMatchObject({ code: "SANDBOX_UNAVAILABLE", message: expect.stringContaining("no free sandbox uid in 700000000-700000002") as unknown });
+    await expect(createAsRunUid(names(), false, create)).rejects.toMatchObject({
+      code: "SANDBOX_UNAVAILABLE",
+      message: expect.stringContaining("no free sandbox uid in 700000000-700000002") as unknown,
+    });
   });
 
   it("does not take another failure, or a 500 about another name, for a held name", async () => {
@@ -44,7 +55,10 @@ describe("createAsRunUid through daemon names", () => {
 
   it("refuses a writable-mount run when the worker cannot hand the mount over, rather than share uid 10001", async () => {
     const { create, created } = daemon(new Set(), conflict);
-    await expect(createAsRunUid(names(false), true, create)).rejects.toMatchObject({ code: "POLICY_DENIED", message: expect.stringContaining("writable mount") as unknown });
+    await expect(createAsRunUid(names(false), true, create)).rejects.toMatchObject({
+      code: "POLICY_DENIED",
+      message: expect.stringContaining("writable mount") as unknown,
+    });
     expect(created).toEqual([]);
     // Negative control: the same worker runs read-only runs as uids of their own.
     await expect(createAsRunUid(names(false), false, create)).resolves.toMatchObject({ uid: { own: true } });

@@ -50,7 +50,10 @@ export async function createAsRunUid<C>(uids: RunUids | undefined, writable: boo
     }
   }
   if (writable && !handsOverMounts(uids)) {
-    throw new AppError("POLICY_DENIED", "mounts: a writable mount needs a run uid of its own, and this worker cannot hand the mount to one (it is not root, or the engine is rootless)");
+    throw new AppError(
+      "POLICY_DENIED",
+      "mounts: a writable mount needs a run uid of its own, and this worker cannot hand the mount to one (it is not root, or the engine is rootless)",
+    );
   }
   if (uids === undefined) return { container: await create(userOf(SHARED), undefined), uid: SHARED };
   for (const candidate of uids.names.candidates()) {
@@ -63,7 +66,10 @@ export async function createAsRunUid<C>(uids: RunUids | undefined, writable: boo
     }
   }
   const { first, count } = uids.names.range;
-  throw new AppError("SANDBOX_UNAVAILABLE", `no free sandbox uid in ${String(first)}-${String(first + count - 1)}: every container name tried (reviewbot-uid-<uid>) is held by a run in flight`);
+  throw new AppError(
+    "SANDBOX_UNAVAILABLE",
+    `no free sandbox uid in ${String(first)}-${String(first + count - 1)}: every container name tried (reviewbot-uid-<uid>) is held by a run in flight`,
+  );
 }
 
 function userOf(ids: { readonly uid: number; readonly gid: number }): string {

@@ -27,6 +27,8 @@ describe("sandboxUserFor", () => {
     ["a lease of gid 0", { uid: 5, gid: 0 }, root, /refusing root/],
     ["a non-root worker in group 0", undefined, { uid: 1000, euid: 1000, gid: 0 }, /refusing root/],
   ])("refuses %s", (_label, given, ids, message) => {
-    expect(() => sandboxUserFor(given, ids)).toThrow(expect.objectContaining({ code: "SANDBOX_UNAVAILABLE", message: expect.stringMatching(message) as unknown }));
+    expect(() => sandboxUserFor(given, ids)).toThrow(
+      expect.objectContaining({ code: "SANDBOX_UNAVAILABLE", message: expect.stringMatching(message) as unknown }),
+    );
   });
 });
