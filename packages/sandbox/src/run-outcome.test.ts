@@ -1,20 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runOutcome } from "./run-outcome.js";
 import type { SandboxResult } from "./sandbox-spec.js";
-
-const ended: SandboxResult = {
-  engine: "bwrap",
-  sandboxed: true,
-  exitCode: 0,
-  signal: null,
-  timedOut: false,
-  cancelled: false,
-  oomKilled: false,
-  outputTruncated: false,
-  stdout: Buffer.alloc(0),
-  stderr: Buffer.alloc(0),
-  durationMs: 1,
-};
+import { sandboxResult } from "./testing/sandbox-result.js";
 
 describe("runOutcome", () => {
   it.each<[string, Partial<SandboxResult>, string]>([
@@ -26,6 +13,6 @@ describe("runOutcome", () => {
     ["truncated output with a clean exit", { outputTruncated: true }, "truncated"],
     ["a cancelled run that also timed out", { exitCode: null, cancelled: true, timedOut: true }, "cancelled"],
   ])("classifies %s, infrastructure before the program's verdict", (_name, fields, expected) => {
-    expect(runOutcome({ ...ended, ...fields })).toBe(expected);
+    expect(runOutcome(sandboxResult(fields))).toBe(expected);
   });
 });

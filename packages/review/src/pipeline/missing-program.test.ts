@@ -1,22 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
+import { sandboxResult } from "@reviewbot/sandbox/testing/sandbox-result";
 import { missingProgram, shebangInterpreter } from "./missing-program.js";
 
 function result(exitCode: number | null, stderr: string, extra: Partial<SandboxResult> = {}): SandboxResult {
-  return {
-    engine: "bwrap",
-    sandboxed: true,
-    exitCode,
-    signal: null,
-    timedOut: false,
-    cancelled: false,
-    oomKilled: false,
-    outputTruncated: false,
-    stdout: Buffer.alloc(0),
-    stderr: Buffer.from(stderr),
-    durationMs: 1,
-    ...extra,
-  };
+  return sandboxResult({ exitCode, stderr: Buffer.from(stderr), ...extra });
 }
 
 const ARGV = ["ruff", "check", "."];

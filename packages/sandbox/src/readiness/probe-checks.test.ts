@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CGROUP_LIMITS_HINT, evaluateProbe, probeReason } from "./probe-checks.js";
 import type { SandboxLimits, SandboxResult } from "../sandbox-spec.js";
+import { sandboxResult } from "../testing/sandbox-result.js";
 
 const limits: SandboxLimits = {
   timeoutMs: 10_000,
@@ -35,19 +36,7 @@ function result(facts: Record<string, string>, exitCode = 0): SandboxResult {
       .map(([k, v]) => `${k}=${v}`)
       .join("\n"),
   );
-  return {
-    engine: "podman",
-    sandboxed: true,
-    exitCode,
-    signal: null,
-    timedOut: false,
-    cancelled: false,
-    oomKilled: false,
-    outputTruncated: false,
-    stdout,
-    stderr: Buffer.alloc(0),
-    durationMs: 1,
-  };
+  return sandboxResult({ engine: "podman", exitCode, stdout });
 }
 
 describe("evaluateProbe", () => {
