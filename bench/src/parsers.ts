@@ -3,9 +3,10 @@
  * the throughput of the pipeline's steps (parse, map each path, sanitise each finding) on benign
  * output and on hostile output of the same size, and the ratio of their times (target ≤ 2); then
  * the peak heap of reading 1 MiB of ESLint output whose messages share one long path (target
- * < 64 MB), measured in a fresh process held to a 64 MB old space; then what the parse thread
- * costs to start and how long the event loop waits while it reads hostile output. Not a test: it
- * asserts nothing, it prints figures.
+ * < 64 MB), measured in a fresh process held to a 64 MB old space; then what the parse process
+ * costs to start, how long the event loop waits while it reads hostile output, and how hostile
+ * parses at the heap ceiling end, several at once. Not a test: it asserts nothing, it prints
+ * figures.
  *
  *   pnpm --filter @reviewbot/bench bench:parsers      (BENCH_PARSER_MB=8 BENCH_RUNS=9 for more)
  */
@@ -18,7 +19,7 @@ import { parseFindings } from "@reviewbot/review/findings/parse-findings";
 import { sanitiseFinding, sanitiseText } from "@reviewbot/review/findings/sanitise-output";
 import type { OutputFormat } from "@reviewbot/policy/helper-spec";
 import { PARSER_INPUTS, sharedPathEslint } from "./parser-inputs.js";
-import { threadFigures } from "./parsers-thread.js";
+import { parseProcessFigures } from "./parse-process-figures.js";
 
 const SIZE = Math.round(Number(process.env.BENCH_PARSER_MB ?? 2) * 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -121,5 +122,5 @@ if (process.argv[2] === "heap") {
 } else {
   throughput();
   heap();
-  await threadFigures();
+  await parseProcessFigures();
 }

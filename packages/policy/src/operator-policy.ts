@@ -54,7 +54,7 @@ export type OperatorLimits = z.infer<typeof OperatorLimits>;
  * sandbox. `structuredOutputBytes` replaces `limits.outputBytes` (when larger) as the output cap
  * of a helper whose format is a document (`sarif`, `checkstyle`, `rdjson`, `eslint-json`,
  * `ruff-json`), which is parsed whole or not at all: real Semgrep SARIF is 2–3 MB, most of it
- * rule metadata. Parsing runs in a worker thread held to `parseMemoryBytes` of heap and stopped
+ * rule metadata. Parsing runs in a process of its own held to `parseMemoryBytes` of heap and killed
  * after `parseSeconds`. At most `perHelper` findings of one helper, and `perReview` findings of
  * `retainedBytes` (path, message and rule characters plus 100 per finding) in one review, are
  * kept.
@@ -63,7 +63,7 @@ export const FindingsLimits = z
   .strictObject({
     structuredOutputBytes: count(8 * MiB),
     parseSeconds: z.number().min(0.01).max(3600).default(10),
-    // Below 24 MiB a worker thread cannot even start (measured, Node 20).
+    // Below 16 MiB the parse process cannot even start (measured, Node 20).
     parseMemoryBytes: z
       .int()
       .min(32 * MiB)

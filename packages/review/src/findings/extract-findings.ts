@@ -5,7 +5,7 @@ import { mapFindingPath } from "./map-path.js";
 import { parseFindings } from "./parse-findings.js";
 import { sanitiseFinding } from "./sanitise-output.js";
 
-/** One helper's output and what reading it needs: plain data, so that it can cross to a worker thread. */
+/** One helper's output and what reading it needs: plain data, so that it can cross to the parse process. */
 export interface ExtractRequest {
   readonly format: OutputFormat;
   /** The helper's stdout as the sandbox captured it (bytes), or already decoded. */
@@ -34,7 +34,7 @@ export interface ExtractedFindings {
  * Everything the pipeline does with a helper's stdout, in one synchronous step: decode (invalid
  * UTF-8 replaced), parse by format, map each path to the repository (a path that leaves it is a
  * problem), keep the first `maxFindings`, and sanitise what is kept. Findings past the cap are
- * neither mapped nor sanitised: a flood costs the parse and a count. Runs in the parse worker
+ * neither mapped nor sanitised: a flood costs the parse and a count. Runs in the parse process
  * (see `parseUnderBudget`), and anywhere a budget is not needed.
  */
 export function extractFindings(request: ExtractRequest): ExtractedFindings {
