@@ -8,7 +8,7 @@ import { hostProcessesMarked } from "../support/host-processes.js";
 import { semgrepSarif } from "../support/semgrep-sarif.js";
 
 const MiB = 1024 * 1024;
-// The worst event-loop delay allowed while a thread parses, and exceeded when the loop parses itself.
+// The worst event-loop delay allowed while a parse process reads, and exceeded when the loop parses itself.
 const LAG_BOUND_MS = 250;
 const REQUEST: Omit<ExtractRequest, "output"> = {
   format: "sarif",
