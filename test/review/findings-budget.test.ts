@@ -106,6 +106,11 @@ describe("parsing a helper's output under a budget", () => {
     expect(await eventually(async () => (await parseProcesses()).length === 0, 500)).toBe(true);
   });
 
+  it("reads nothing for a review cancelled before the parse began", async () => {
+    const result = await parseUnderBudget({ ...REQUEST, output: BENIGN }, { timeoutMs: 10_000, memoryBytes: 64 * MiB }, AbortSignal.abort());
+    expect(result).toEqual({ ok: false, reason: "findings not parsed: 2.8 MiB of sarif were not read: the review was cancelled" });
+  });
+
   it("reads small output in place, where no process is started (a budget it could not meet is not applied)", async () => {
     const small = semgrepSarif(RESULTS.slice(0, 1), 10_000);
     expect(small.length).toBeLessThanOrEqual(IN_PLACE_BYTES);
