@@ -28,6 +28,7 @@ import { runAiReview, type AiRun, type AiRunOptions, type BenchPr } from "./ai-r
 import { SAMPLE_BROWSING, SAMPLE_REVIEW } from "./ai-sample-script.js";
 import { configWithoutHelpers, createSample, createWidePr } from "./bench-repos.js";
 import { syntheticPatches } from "./synthetic-patches.js";
+import { median } from "./median.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const PROTOCOLS: readonly ModelProtocol[] = ["openai", "anthropic"];
@@ -38,7 +39,6 @@ const PLAN_TOKENS = 60_000;
 
 const fixed = (value: number, digits = 2): string => value.toFixed(digits).padStart(8);
 const bytes = (value: number): string => value.toLocaleString("en").padStart(8);
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 /** Median over RUNS runs (after one warm-up) of the AI stage's wall time, the stand-in's time, and ours. */
 async function timed(run: () => Promise<AiRun>): Promise<{ ai: number; standIn: number; ours: number; last: AiRun }> {

@@ -8,6 +8,7 @@
 import { extractFindings, type ExtractRequest } from "@reviewbot/review/findings/extract-findings";
 import { IN_PLACE_BYTES, parseUnderBudget } from "@reviewbot/review/findings/parse-under-budget";
 import { PARSER_INPUTS } from "./parser-inputs.js";
+import { median } from "./median.js";
 
 const MiB = 1024 * 1024;
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -33,8 +34,7 @@ async function medianMs(run: () => Promise<unknown>): Promise<number> {
     await run();
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? Number.NaN;
+  return median(times);
 }
 
 /** The worst delay of a 10 ms timer while `action` runs. */

@@ -20,6 +20,7 @@ import { sanitiseFinding, sanitiseText } from "@reviewbot/review/findings/saniti
 import type { OutputFormat } from "@reviewbot/policy/helper-spec";
 import { PARSER_INPUTS, sharedPathEslint } from "./parser-inputs.js";
 import { parseProcessFigures } from "./parse-process-figures.js";
+import { median } from "./median.js";
 
 const SIZE = Math.round(Number(process.env.BENCH_PARSER_MB ?? 2) * 1_000_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -53,8 +54,7 @@ function medianMs(run: (input: string) => number, input: string): { ms: number; 
     run(input);
     times.push(performance.now() - start);
   }
-  times.sort((a, b) => a - b);
-  return { ms: times[Math.floor(times.length / 2)] ?? Number.NaN, findings };
+  return { ms: median(times), findings };
 }
 
 function throughput(): void {

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { createSample, createWidePr } from "./bench-repos.js";
 import { runCli, type CliRun } from "./cli-process.js";
+import { median } from "./median.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const FILES = Number(process.env.BENCH_FILES ?? 1000);
@@ -52,12 +53,12 @@ async function sampleBench(root: string, engine: string): Promise<void> {
   const walls: number[] = [];
   for (let i = 0; i < RUNS; i += 1) walls.push((await review(cacheDir, sample, engine, false)).wallMs);
   walls.sort((a, b) => a - b);
-  const median = walls[Math.floor(walls.length / 2)] ?? Number.NaN;
+  const middle = median(walls);
   console.log(`sample, warm cache, --engine ${engine}`);
-  console.log(`  wall         median ${ms(median)}  (min ${ms(walls[0] ?? 0)}, max ${ms(walls.at(-1) ?? 0)}, n=${String(RUNS)})`);
+  console.log(`  wall         median ${ms(middle)}  (min ${ms(walls[0] ?? 0)}, max ${ms(walls.at(-1) ?? 0)}, n=${String(RUNS)})`);
   const run = await review(cacheDir, sample, engine, true);
-  const helpersMs = printStages(JSON.parse(run.stdout) as Report, median);
-  console.log(`  ratio        median wall / sum of helpers' run times = ${(median / helpersMs).toFixed(2)}  (target ≤ 2)`);
+  const helpersMs = printStages(JSON.parse(run.stdout) as Report, middle);
+  console.log(`  ratio        median wall / sum of helpers' run times = ${(middle / helpersMs).toFixed(2)}  (target ≤ 2)`);
   console.log(`  peak RSS     ${mb(run.peakRssKiB)} (CLI process)`);
 }
 

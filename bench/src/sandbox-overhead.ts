@@ -19,6 +19,7 @@ import { runLimited } from "@reviewbot/review/pipeline/run-limited";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { createContainerEngine } from "@reviewbot/sandbox/create-container-engine";
 import type { SandboxEngine, SandboxLimits, SandboxSpec } from "@reviewbot/sandbox/sandbox-spec";
+import { median } from "./median.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const IMAGE = "localhost/reviewbot/base:latest";
@@ -35,7 +36,7 @@ const LIMITS: SandboxLimits = {
   fsizeBytes: 64 * 1024 * 1024,
 };
 
-async function median(label: string, once: () => Promise<unknown>): Promise<number> {
+async function timedMedian(label: string, once: () => Promise<unknown>): Promise<number> {
   await once(); // warm-up: image layers, page cache, first connection
   const times: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {
@@ -44,7 +45,7 @@ async function median(label: string, once: () => Promise<unknown>): Promise<numb
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  const result = times[Math.floor(times.length / 2)] ?? Number.NaN;
+  const result = median(times);
   console.log(
     `${label.padEnd(34)} median ${result.toFixed(1).padStart(7)} ms   (min ${(times[0] ?? 0).toFixed(1)}, max ${(times.at(-1) ?? 0).toFixed(1)}, n=${RUNS})`,
   );
@@ -145,11 +146,11 @@ async function main(): Promise<void> {
   const container = await createContainerEngine({ kind: "podman", stateDir: join(stateDir, "podman"), containersConf: CONTAINERS_CONF });
   const bwrap = await BwrapEngine.create({ images: [IMAGE], cacheDir: join(stateDir, "rootfs") });
   try {
-    const bare = await median("bare exec (/bin/true)", () => exec("/bin/true", []));
-    const bw = await median("bubblewrap engine", () => bwrap.run(spec));
-    const engine = await median("container engine (Podman API)", () => container.run(spec));
+    const bare = await timedMedian("bare exec (/bin/true)", () => exec("/bin/true", []));
+    const bw = await timedMedian("bubblewrap engine", () => bwrap.run(spec));
+    const engine = await timedMedian("container engine (Podman API)", () => container.run(spec));
     const seccomp = join(stateDir, "podman", "seccomp.json");
-    const cli = await median("podman run --rm, same flags", () => exec("podman", podmanRunArgs(worktree, seccomp), { ...process.env, CONTAINERS_CONF }));
+    const cli = await timedMedian("podman run --rm, same flags", () => exec("podman", podmanRunArgs(worktree, seccomp), { ...process.env, CONTAINERS_CONF }));
     const docker = process.env.BENCH_DOCKER === "0" ? null : await dockerFigures(stateDir, worktree, spec);
     console.log(`\nbubblewrap overhead over bare exec   ${(bw - bare).toFixed(1)} ms   (target ≤ 10 ms)`);
     console.log(`container engine / podman run --rm   ${(engine / cli).toFixed(2)}     (target ≤ 1.0, aim 0.5)`);
@@ -172,11 +173,11 @@ async function dockerFigures(stateDir: string, worktree: string, spec: SandboxSp
   const dir = join(stateDir, "docker");
   const engine = await createContainerEngine({ kind: "docker", stateDir: dir, dockerDataRoot: DOCKER_DATA_ROOT, containersConf: CONTAINERS_CONF });
   try {
-    const ms = await median("container engine (Docker API)", () => engine.run(spec));
+    const ms = await timedMedian("container engine (Docker API)", () => engine.run(spec));
     // The profile the Podman engine derived and wrote; Docker's CLI reads a file and sends its JSON.
     const seccomp = join(dir, "seccomp.json");
     await copyFile(join(stateDir, "podman", "seccomp.json"), seccomp);
-    const cli = await median("docker run --rm, same flags", () => exec("docker", dockerRunArgs(join(dir, "docker.sock"), worktree, seccomp)));
+    const cli = await timedMedian("docker run --rm, same flags", () => exec("docker", dockerRunArgs(join(dir, "docker.sock"), worktree, seccomp)));
     return { engine: ms, cli };
   } finally {
     await engine.close();
