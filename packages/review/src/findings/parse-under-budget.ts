@@ -41,9 +41,9 @@ export type BudgetedFindings = { readonly ok: true; readonly value: ExtractedFin
  * environment (the worker's may hold credentials) and no flags of the worker's.
  */
 export function parseUnderBudget(request: ExtractRequest, budget: ParseBudget, signal?: AbortSignal): Promise<BudgetedFindings> {
-  const output = typeof request.output === "string" ? Buffer.from(request.output, "utf8") : request.output;
-  if (output.byteLength <= IN_PLACE_BYTES) return Promise.resolve({ ok: true, value: extractFindings(request) });
-  const size = `${formatBytes(output.byteLength)} of ${request.format}`;
+  const byteLength = typeof request.output === "string" ? Buffer.byteLength(request.output, "utf8") : request.output.byteLength;
+  if (byteLength <= IN_PLACE_BYTES) return Promise.resolve({ ok: true, value: extractFindings(request) });
+  const size = `${formatBytes(byteLength)} of ${request.format}`;
   const notParsed = (why: string): BudgetedFindings => ({ ok: false, reason: `findings not parsed: ${size} ${why}` });
   const cancelled = "were not read: the review was cancelled";
   if (signal?.aborted === true) return Promise.resolve(notParsed(cancelled));
@@ -91,7 +91,7 @@ export function parseUnderBudget(request: ExtractRequest, budget: ParseBudget, s
       if (stderr.includes(OUT_OF_HEAP)) refuse(`needed more than ${formatBytes(budget.memoryBytes)} of memory`);
       else refuse(`could not be read: the parser stopped without a result (${exitSignal ?? `exit ${String(code)}`})`);
     });
-    child.send({ ...request, output });
+    child.send(request);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
