@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { extractFindings, type ExtractRequest } from "@reviewbot/review/findings/extract-findings";
@@ -46,6 +47,28 @@ describe("parsing a helper's output under a budget", () => {
     const result = await parsing;
     expect(result.ok && result.value.findings).toEqual([]);
     expect(await eventually(async () => (await parseProcesses()).length === 0, 2_000)).toBe(true);
+  });
+
+  it("gives the parse process none of the caller's environment: only Node's own IPC channel variables", async () => {
+    // A credential as a worker holds one; fork would hand it down without `env: {}`.
+    process.env.REVIEWBOT_TEST_CREDENTIAL = "ghs_parse_process_must_not_see";
+    try {
+      const parsing = parseUnderBudget({ ...REQUEST, output: HOSTILE }, { timeoutMs: 5_000, memoryBytes: 1024 * MiB });
+      expect(await eventually(async () => (await parseProcesses()).length === 1, 2_000)).toBe(true);
+      const [child] = await parseProcesses();
+      const environ = await readFile(`/proc/${String(child?.pid)}/environ`, "utf8");
+      // Read while it runs, so the names show the read works (an empty environ would prove nothing).
+      expect(
+        environ
+          .split("\0")
+          .filter(Boolean)
+          .map((entry) => entry.split("=")[0])
+          .sort(),
+      ).toEqual(["NODE_CHANNEL_FD", "NODE_CHANNEL_SERIALIZATION_MODE"]);
+      await parsing;
+    } finally {
+      delete process.env.REVIEWBOT_TEST_CREDENTIAL;
+    }
   });
 
   it("stops hostile output at the memory ceiling and says so, while the event loop keeps ticking", async () => {

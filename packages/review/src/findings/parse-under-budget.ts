@@ -38,7 +38,8 @@ export type BudgetedFindings = { readonly ok: true; readonly value: ExtractedFin
  * review it ran). Here the abort is the parse process's. Output that cannot be read within the
  * budget is not an error of the review: the result says why, in words for the report
  * (`findings not parsed: 2.3 MiB of sarif took more than 10 s`). The process gets an empty
- * environment (the worker's may hold credentials) and no flags of the worker's.
+ * environment (the worker's may hold credentials; Node adds only its IPC channel's variables)
+ * and no flags of the worker's.
  */
 export function parseUnderBudget(request: ExtractRequest, budget: ParseBudget, signal?: AbortSignal): Promise<BudgetedFindings> {
   const byteLength = typeof request.output === "string" ? Buffer.byteLength(request.output, "utf8") : request.output.byteLength;
