@@ -78,5 +78,5 @@ describe("parseAnthropicStream", () => {
       return events.join("");
     };
     expect(growthRatio((text: string) => parseAnthropicStream(text, "m", Number.POSITIVE_INFINITY), make, 2_000, { maxGrowth: 8 })).toBeLessThanOrEqual(6);
-  }, 30_000);
+  }, 60_000);
 });
