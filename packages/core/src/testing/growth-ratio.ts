@@ -16,7 +16,8 @@ const MIN_RUN_MS = 20;
  * `repetitions` times, interleaved, and the fastest of each is compared: on a shared machine
  * noise only ever adds time, so the minimum is the figure least disturbed by it (the medians of
  * the first version measured 7× for linear code while other packages' tests ran beside it); a
- * round above 4.5 is measured again, four times at most, and the lowest round kept.
+ * round above 4.5 is measured again (up to five rounds, and beyond the fifth while
+ * {@link EXTRA_ROUNDS_MS} from the first has not passed) and the lowest round kept.
  * CPU time of this process, never wall time, and a ratio, never an absolute time.
  */
 export function growthRatio<T>(

@@ -208,7 +208,7 @@ describe("sanitiseText and sanitiseFinding time", () => {
     "sanitises %s in linear time (4× the input, at most 6× the time)",
     (_name, run, make, size) => {
       expect(growthRatio(run, make, size)).toBeLessThanOrEqual(6);
-      // Room for growthRatio's five rounds when other processes share the cores: hostile text took
+      // Room for growthRatio's rounds when other processes share the cores: hostile text took
       // 33 s once in CI beside other builds (10 s alone); a quadratic sanitiser would still fail the ratio.
     },
     60_000,
