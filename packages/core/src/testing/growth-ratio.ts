@@ -43,8 +43,8 @@ export function growthRatio<T>(
   }
   // Rounds until one settles, the lowest kept: a round that other processes slowed (turbo runs
   // every package's tests at once on two cores: 6.2 measured for linear code) is measured again,
-  // while quadratic work stays near 16 in every round. Five rounds always; more only while the
-  // extra budget lasts, because a slowdown can outlast five (CI once measured 7.3 in all five).
+  // while quadratic work stays near 16 in every round. Up to five rounds whatever the time; more
+  // only while the extra budget lasts, because a slowdown can outlast five (CI once measured 7.3 in all five).
   const extraUntil = performance.now() + EXTRA_ROUNDS_MS;
   let ratio = Number.POSITIVE_INFINITY;
   for (let round = 0; ratio > SETTLED_RATIO && (round < 5 || performance.now() < extraUntil); round += 1) {
