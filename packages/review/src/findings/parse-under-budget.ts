@@ -2,6 +2,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { extractFindings, type ExtractedFindings, type ExtractRequest } from "./extract-findings.js";
 import { formatBytes } from "./format-bytes.js";
+import { checkedParseResult } from "./parse-result.js";
 
 const MiB = 1024 * 1024;
 /** What the parse process keeps of the heap budget for its young generation: 3 semi-spaces of 2 MB, and slack. */
@@ -39,7 +40,8 @@ export type BudgetedFindings = { readonly ok: true; readonly value: ExtractedFin
  * budget is not an error of the review: the result says why, in words for the report
  * (`findings not parsed: 2.3 MiB of sarif took more than 10 s`). The process gets an empty
  * environment (the worker's may hold credentials; Node adds only its IPC channel's variables)
- * and no flags of the worker's.
+ * and no flags of the worker's. What it sends back is checked ({@link checkedParseResult}) before
+ * it is used: a result that does not match is a report too, never findings.
  */
 export function parseUnderBudget(request: ExtractRequest, budget: ParseBudget, signal?: AbortSignal): Promise<BudgetedFindings> {
   const byteLength = typeof request.output === "string" ? Buffer.byteLength(request.output, "utf8") : request.output.byteLength;
@@ -80,8 +82,12 @@ export function parseUnderBudget(request: ExtractRequest, budget: ParseBudget, s
     const timer = setTimeout(() => {
       refuse(`took more than ${String(budget.timeoutMs / 1000)} s`);
     }, budget.timeoutMs);
-    child.once("message", (value: ExtractedFindings) => {
-      finish({ ok: true, value });
+    child.once("message", (message: unknown) => {
+      try {
+        finish({ ok: true, value: checkedParseResult(message, request) });
+      } catch (error) {
+        refuse(`could not be read: the parser's result is malformed (${error instanceof Error ? error.message : "unknown"})`);
+      }
     });
     // "on": a child process may emit more than one error (a failed send, a failed kill).
     child.on("error", (err: NodeJS.ErrnoException) => {
