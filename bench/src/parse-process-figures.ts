@@ -7,6 +7,7 @@
  */
 import { extractFindings, type ExtractRequest } from "@reviewbot/review/findings/extract-findings";
 import { IN_PLACE_BYTES, parseUnderBudget } from "@reviewbot/review/findings/parse-under-budget";
+import { withEventLoopLag } from "@reviewbot/core/testing/event-loop-lag";
 import { PARSER_INPUTS } from "./parser-inputs.js";
 import { median } from "./median.js";
 
@@ -37,23 +38,15 @@ async function medianMs(run: () => Promise<unknown>): Promise<number> {
   return median(times);
 }
 
-/** The worst delay of a 10 ms timer while `action` runs. */
+/** The worst delay of a 10 ms timer while `action` runs, with 30 ms of idle loop before and after. */
 async function worstLagMs(action: () => Promise<unknown>): Promise<number> {
-  let worst = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last - 10);
-    last = now;
-  }, 10);
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 30));
+  const idle = () => new Promise((resolve) => setTimeout(resolve, 30));
+  const { maxLagMs } = await withEventLoopLag(async () => {
+    await idle();
     await action();
-    await new Promise((resolve) => setTimeout(resolve, 30));
-  } finally {
-    clearInterval(timer);
-  }
-  return worst;
+    await idle();
+  }, 10);
+  return maxLagMs;
 }
 
 /** How hostile parses at a 64 MiB heap ended, `CEILING_ROUNDS` rounds of `CEILING_AT_ONCE` at a time. */

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { extractFindings, type ExtractRequest } from "@reviewbot/review/findings/extract-findings";
 import { IN_PLACE_BYTES, parseUnderBudget } from "@reviewbot/review/findings/parse-under-budget";
 import { eventually } from "../sandbox/cancel-fixture.js";
-import { withEventLoopLag } from "../support/event-loop-lag.js";
+import { withEventLoopLag } from "@reviewbot/core/testing/event-loop-lag";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { semgrepSarif } from "../support/semgrep-sarif.js";
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { withEventLoopLag } from "@reviewbot/core/testing/event-loop-lag";
 import { BwrapEngine } from "@reviewbot/sandbox/bwrap-engine";
 import { BASE_IMAGE, shellSpec, TEST_LIMITS } from "../support/sandbox-specs.js";
 import { hostProcessesMarked } from "../support/host-processes.js";
@@ -11,22 +12,6 @@ const bwrap = useBwrapEngine();
 afterEach(async () => {
   expect(await leftoverRunCgroups()).toEqual([]);
 });
-
-/** The worst delay of a 10 ms interval timer while `work` runs: the worker's responsiveness. */
-async function worstTimerLag<T>(work: Promise<T>): Promise<{ value: T; lagMs: number }> {
-  let lagMs = 0;
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    lagMs = Math.max(lagMs, now - last - 10);
-    last = now;
-  }, 10);
-  try {
-    return { value: await work, lagMs };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 describe("bwrap engine: resource limits", () => {
   it("OOM-kills a process that grows past memoryBytes", async () => {
@@ -41,10 +26,11 @@ describe("bwrap engine: resource limits", () => {
   it("stops a fork bomb at the pids limit, stays responsive and runs the next job normally", async () => {
     const limits = { ...TEST_LIMITS, timeoutMs: 3000 };
     const bomb = "bomb() { bomb | bomb & }; bomb; sleep 100";
-    const { value: result, lagMs } = await worstTimerLag(bwrap.engine.run(shellSpec(bwrap.worktree, bomb, { limits })));
+    // The worst delay of a 10 ms interval timer while it runs: the worker's responsiveness.
+    const { result, maxLagMs } = await withEventLoopLag(() => bwrap.engine.run(shellSpec(bwrap.worktree, bomb, { limits })), 10);
     expect(result.stderr.toString()).toMatch(/fork/i);
     expect(result.durationMs).toBeLessThan(6000);
-    expect(lagMs).toBeLessThan(500);
+    expect(maxLagMs).toBeLessThan(500);
     const next = await bwrap.engine.run(shellSpec(bwrap.worktree, "echo fine"));
     expect(next).toMatchObject({ exitCode: 0, stdout: Buffer.from("fine\n") });
   });

@@ -6,7 +6,7 @@ import type { SandboxLimits } from "@reviewbot/sandbox/sandbox-spec";
 import { PYTHON_IMAGE } from "../support/attack-repo.js";
 import { ENGINES_UNDER_ATTACK } from "../support/attack-engines.js";
 import { expectFacts, useAttackSuite, useEngine, type AttackRun } from "../support/attack-suite.js";
-import { withEventLoopLag } from "../support/event-loop-lag.js";
+import { withEventLoopLag } from "@reviewbot/core/testing/event-loop-lag";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { BASE_IMAGE, TEST_LIMITS } from "../support/sandbox-specs.js";
 

@@ -1,4 +1,7 @@
-/** Runs `action` while sampling the event loop; returns its result and the worst delay seen. */
+/**
+ * For the test suites and benchmarks (never used at run time): runs `action` while an interval
+ * timer samples the event loop, and returns its result and the worst delay seen (ms, rounded).
+ */
 export async function withEventLoopLag<T>(action: () => Promise<T>, intervalMs = 20): Promise<{ result: T; maxLagMs: number }> {
   let maxLagMs = 0;
   let last = performance.now();
