@@ -16,7 +16,7 @@ import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { createNoopPr } from "./bench-repos.js";
 import { startProcess, type FleetProcess } from "./fleet-process.js";
 

@@ -15,7 +15,7 @@ import { reply, startModelStandIn, type ModelStandIn } from "@reviewbot/llm/test
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { REVIEW_JOB_OPTIONS } from "@reviewbot/queue/review-queue";
-import { MAX_AI_CACHE_BYTES } from "@reviewbot/queue/worker-protocol";
+import { MAX_AI_CACHE_BYTES } from "@reviewbot/contracts/worker-protocol";
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness, type HarnessModel } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";

@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/contracts/published-report";
 
 /** A report with nothing in it, as a worker would send for a clean PR: what the worker-route suites report. */
 export const EMPTY_REPORT: PublishedReport = {

@@ -9,10 +9,10 @@ import { createLocalSink } from "@reviewbot/api/publisher/local-sink";
 import { startPublisher } from "@reviewbot/api/publisher/start-publisher";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
-import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/contracts/published-report";
 import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { SEAL, startApi, type ApiHarness } from "./api-harness.js";
 import { BASE_SHA, headSha } from "./webhook-payloads.js";
 

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliveryKey } from "@reviewbot/api/webhooks/delivery-ledger";
-import { openGitHubTask } from "@reviewbot/queue/github-task";
+import { openGitHubTask } from "@reviewbot/queue/queued-github-task";
 import { sendWebhook, signBody } from "../support/webhook-client.js";
 import { MAX_BYTES, SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { commentPayload, deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";

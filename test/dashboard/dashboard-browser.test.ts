@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { startApp, type AppProcess } from "../support/app-process.js";
 import { launchHeadlessChromium } from "../support/headless-chromium.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";

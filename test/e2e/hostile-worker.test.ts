@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF } from "@reviewbot/contracts/published-report";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

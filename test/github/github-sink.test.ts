@@ -1,7 +1,7 @@
 import { createGitHubSink, type GitHubSinkDeps } from "@reviewbot/github/github-sink";
-import type { CompletedTask } from "@reviewbot/queue/github-task";
-import { AI_REVIEW_OFF, type PublishedFinding, type PublishedReport } from "@reviewbot/queue/published-report";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { CompletedTask } from "@reviewbot/contracts/github-task";
+import { AI_REVIEW_OFF, type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   APP_ID,

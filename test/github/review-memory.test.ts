@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 import { MAX_REMEMBERED_COMMENTS, readReviewMemory, reviewMemoryKey, writeReviewMemory, type ReviewMemory } from "@reviewbot/github/review-memory";
-import type { PublishedAiFinding } from "@reviewbot/queue/published-report";
+import type { PublishedAiFinding } from "@reviewbot/contracts/published-report";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ChatRequest } from "@reviewbot/llm/chat";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 import { createModelClient, MAX_RESPONSE_BYTES, type ModelClientOptions } from "@reviewbot/llm/model-client";
 import { probeEndpoint } from "@reviewbot/llm/probe-endpoint";
 import { reply, startModelStandIn, type ModelProtocol, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";

@@ -7,7 +7,7 @@ import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded, latestHead, recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 
 /** The seal matters to the api, not to supersession: any key does here. */

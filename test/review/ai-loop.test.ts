@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { ChatModel } from "@reviewbot/llm/chat";
+import type { ChatModel } from "@reviewbot/contracts/chat";
 import { createModelClient } from "@reviewbot/llm/model-client";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import { createAiReviewer, type AiReviewOptions, type ChunkCache } from "@reviewbot/review/ai/ai-review";

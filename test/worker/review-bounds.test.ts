@@ -6,7 +6,7 @@ import { startTokenSweeper } from "@reviewbot/api/broker/token-sweeper";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
-import type { GitHubTask } from "@reviewbot/queue/github-task";
+import type { GitHubTask } from "@reviewbot/contracts/github-task";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { eventually } from "../sandbox/cancel-fixture.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@reviewbot/core/errors";
-import type { ChatRequest, ChatResponse } from "@reviewbot/llm/chat";
+import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import { toLlmSettings, type LlmEnabledSettings } from "@reviewbot/llm/llm-settings";
 import { LlmPricesSetting } from "@reviewbot/llm/llm-prices";
 import { localModel } from "./local-model.js";

@@ -1,5 +1,5 @@
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatModel } from "@reviewbot/llm/chat";
+import type { ChatModel } from "@reviewbot/contracts/chat";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmEnabledSettings } from "@reviewbot/llm/llm-settings";
 import type { ModelClient } from "@reviewbot/llm/model-client";

@@ -9,7 +9,7 @@ import { enqueueReview, type EnqueueOutcome } from "@reviewbot/queue/enqueue-rev
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
-import { ReviewJob } from "@reviewbot/queue/review-job";
+import { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { RedisLogin } from "./private-redis.js";
 import { inheritedPath } from "@reviewbot/core/inherited-env";
 import { resolveCommit } from "@reviewbot/overlay/run-git";

@@ -1,5 +1,5 @@
-import type { ChatModel } from "@reviewbot/llm/chat";
-import type { AiOffer } from "@reviewbot/queue/worker-protocol";
+import type { ChatModel } from "@reviewbot/contracts/chat";
+import type { AiOffer } from "@reviewbot/contracts/worker-protocol";
 import type { JobClient } from "./job-client.js";
 
 /** The model as a worker reaches it: through the api's broker, for one job it holds. */

@@ -1,6 +1,6 @@
 import { AppError } from "@reviewbot/core/errors";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSource, SourceCheckout } from "./review-source.js";
 
 /**

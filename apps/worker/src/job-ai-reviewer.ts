@@ -1,6 +1,6 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import type { ClaimResponse } from "@reviewbot/contracts/worker-protocol";
 import { createAiReviewer, type AiReviewOptions } from "@reviewbot/review/ai/ai-review";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import { brokeredModel } from "./brokered-model.js";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError, ErrorCode, isAppError } from "@reviewbot/core/errors";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import type { ChatRequest } from "@reviewbot/llm/chat";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 import {
   AiCacheResponse,
   ClaimResponse,
@@ -14,7 +14,7 @@ import {
   ModelResponse,
   ReportResponse,
   type JobOutcome,
-} from "@reviewbot/queue/worker-protocol";
+} from "@reviewbot/contracts/worker-protocol";
 
 /** The broker's answers about the model and fetches: final for the call, whatever their status. */
 const BROKER_ANSWERS: ReadonlySet<ErrorCode> = new Set(["LLM_UNAVAILABLE", "LLM_REFUSED", "LLM_RESPONSE_INVALID", "LLM_BUDGET_EXCEEDED", "FETCH_FAILED"]);

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
+import type { JobOutcome } from "@reviewbot/contracts/worker-protocol";
 import type { ProcessDependencies } from "./process-review-job.js";
 
 /** A `failed` outcome, its reason cut to the 2000 characters the api takes. */

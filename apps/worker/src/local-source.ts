@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSource, SourceCheckout } from "./review-source.js";
 
 /**

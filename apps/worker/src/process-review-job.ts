@@ -7,7 +7,7 @@ import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { readReviewJob } from "@reviewbot/queue/queued-review-job";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";

@@ -1,5 +1,5 @@
 import type { CheckoutRequest } from "@reviewbot/overlay/clone-cache";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 
 /** Where one job's PR is fetched from, and with which (short-lived) credentials. */
 export interface SourceCheckout {

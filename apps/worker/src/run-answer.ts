@@ -1,5 +1,5 @@
 import type { Logger } from "@reviewbot/core/logger";
-import { MAX_ANSWER_CHARS, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import { MAX_ANSWER_CHARS, type ClaimResponse } from "@reviewbot/contracts/worker-protocol";
 import { createThreadAnswerer } from "@reviewbot/review/ai/answer-thread";
 import { jobAiOptions } from "./job-ai-reviewer.js";
 import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";

@@ -1,5 +1,5 @@
 import type { Job } from "bullmq";
-import type { ClaimResponse } from "@reviewbot/queue/worker-protocol";
+import type { ClaimResponse } from "@reviewbot/contracts/worker-protocol";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";

@@ -1,4 +1,4 @@
-import { PublishedReport } from "@reviewbot/queue/published-report";
+import { PublishedReport } from "@reviewbot/contracts/published-report";
 import type { Report } from "@reviewbot/review/pipeline/report";
 
 const MAX_LINE = 2000;

@@ -1,4 +1,4 @@
-import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/queue/published-report";
+import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { aiFingerprint, fingerprintMarker, fingerprintOf, markedFingerprint } from "./finding-fingerprint.js";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/queue/published-report";
+import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/contracts/published-report";
 
 /**
  * A finding's identity across pushes: where it is (path, and side for the AI review's), what it

@@ -1,6 +1,6 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import { aiFingerprint } from "./finding-fingerprint.js";
 import { numberReviewComments } from "./number-review-comments.js";
 import { postReviewOnce, type ReviewTarget } from "./post-review-once.js";

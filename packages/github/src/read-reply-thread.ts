@@ -1,5 +1,5 @@
 import type { Octokit } from "@octokit/core";
-import type { ReplyThread } from "@reviewbot/queue/worker-protocol";
+import type { ReplyThread } from "@reviewbot/contracts/worker-protocol";
 
 interface ListedComment {
   readonly id: number;

@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF, type PublishedAi, type PublishedAiFinding, type PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedAi, type PublishedAiFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { decideConclusion, renderCheckRun } from "./render-check-run.js";
 import { renderReviewComments } from "./render-review-comments.js";

@@ -1,4 +1,4 @@
-import type { PublishedAi } from "@reviewbot/queue/published-report";
+import type { PublishedAi } from "@reviewbot/contracts/published-report";
 import { countOf } from "./count-of.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 

@@ -1,4 +1,4 @@
-import type { PublishedFinding } from "@reviewbot/queue/published-report";
+import type { PublishedFinding } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { orderFindings, renderAnnotation } from "./render-annotations.js";
 

@@ -1,4 +1,4 @@
-import type { PublishedFinding } from "@reviewbot/queue/published-report";
+import type { PublishedFinding } from "@reviewbot/contracts/published-report";
 import { sanitisePlainText } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 

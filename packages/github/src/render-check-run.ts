@@ -1,5 +1,5 @@
 import type { ErrorCode } from "@reviewbot/core/errors";
-import type { PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";

@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF, PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { renderReportSummary } from "./render-report-summary.js";
 

@@ -1,4 +1,4 @@
-import type { PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 import { countOf } from "./count-of.js";

@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF, type PublishedAiFinding, type PublishedFinding, type PublishedReport } from "@reviewbot/queue/published-report";
+import { AI_REVIEW_OFF, type PublishedAiFinding, type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { fingerprintMarker, fingerprintOf, markedFingerprint } from "./finding-fingerprint.js";
 import { renderReviewComments, reviewMarker } from "./render-review-comments.js";

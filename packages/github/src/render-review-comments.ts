@@ -1,4 +1,4 @@
-import type { PublishedAiFinding, PublishedFinding, PublishedReport } from "@reviewbot/queue/published-report";
+import type { PublishedAiFinding, PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
 import { fingerprintMarker, fingerprintOf } from "./finding-fingerprint.js";
 import { orderFindings } from "./render-annotations.js";
 import { stripControls } from "@reviewbot/core/strip-controls";

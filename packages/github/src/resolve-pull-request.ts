@@ -1,7 +1,7 @@
 import type { Octokit } from "@octokit/core";
 import { AppError } from "@reviewbot/core/errors";
-import type { ResolveTask } from "@reviewbot/queue/github-task";
-import { parseReviewJob, type ReviewJob } from "@reviewbot/queue/review-job";
+import type { ResolveTask } from "@reviewbot/contracts/github-task";
+import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job";
 
 interface PullRequestData {
   readonly state: string;

@@ -1,4 +1,4 @@
-import { PublishedAiFinding } from "@reviewbot/queue/published-report";
+import { PublishedAiFinding } from "@reviewbot/contracts/published-report";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { z } from "zod";

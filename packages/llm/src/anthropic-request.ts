@@ -1,4 +1,4 @@
-import type { ChatRequest } from "./chat.js";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 import { argumentsObject } from "./protocol-common.js";
 
 /** The Anthropic messages protocol (`POST {base}/v1/messages`). */

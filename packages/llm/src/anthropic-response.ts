@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ChatResponse, ToolCall } from "./chat.js";
+import type { ChatResponse, ToolCall } from "@reviewbot/contracts/chat";
 import { answeringModel, argumentsText, checkedResponse, invalidResponse, parseOrRefuse } from "./protocol-common.js";
 
 // Lenient on what a provider adds (unknown fields and block types are dropped), strict on the fields read.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { TokenUsage } from "./chat.js";
+import type { TokenUsage } from "@reviewbot/contracts/chat";
 
 /**
  * A model's price in microdollars (millionths of a US dollar) per million tokens: the operator's

@@ -1,5 +1,5 @@
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatRequest, ChatResponse } from "./chat.js";
+import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import { describeNetworkError, errorExcerpt, isRedirectError, refusalHint } from "./endpoint-errors.js";
 import { parseAnswer, type Wire } from "./protocol-wires.js";
 import { readCapped } from "./read-capped.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatRequest } from "./chat.js";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 import { createModelClient, type ModelClientOptions } from "./model-client.js";
 
 const KEY = "sk-unit-secret-0123456789";

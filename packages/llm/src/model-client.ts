@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatRequest, ChatResponse } from "./chat.js";
+import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import { chatEndpoint, type LlmProtocol } from "./llm-settings.js";
 import { attempt, type AttemptSettings, type Failure } from "./model-attempt.js";
 import { WIRES } from "./protocol-wires.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ChatRequest } from "./chat.js";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 import { toOpenAiBody } from "./openai-request.js";
 
 const tool = { name: "read_file", description: "Reads a file.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };

@@ -1,4 +1,4 @@
-import type { ChatRequest } from "./chat.js";
+import type { ChatRequest } from "@reviewbot/contracts/chat";
 
 /**
  * The OpenAI chat-completions protocol (`POST {base}/chat/completions`), as OpenAI, vLLM, Ollama

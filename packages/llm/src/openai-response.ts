@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_TOOLS, type ChatResponse, type ToolCall } from "./chat.js";
+import { MAX_TOOLS, type ChatResponse, type ToolCall } from "@reviewbot/contracts/chat";
 import { answeringModel, argumentsText, checkedResponse, invalidResponse, nonEmpty, parseOrRefuse } from "./protocol-common.js";
 
 // Lenient on what a provider adds (unknown fields are dropped), strict on the fields read.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
-import { MAX_TOOLS, type ChatResponse, type ToolCall } from "./chat.js";
+import { MAX_TOOLS, type ChatResponse, type ToolCall } from "@reviewbot/contracts/chat";
 import { stopOf, Usage, usageOf } from "./openai-response.js";
 import { answeringModel, checkedResponse, invalidResponse, nonEmpty, parseOrRefuse } from "./protocol-common.js";
 import { eventJson, MAX_STREAM_CHARS, readSseEvents } from "./sse.js";

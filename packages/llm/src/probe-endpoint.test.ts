@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatRequest, ChatResponse } from "./chat.js";
+import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import { probeEndpoint } from "./probe-endpoint.js";
 
 const usage = { inputTokens: 10, outputTokens: 2 };

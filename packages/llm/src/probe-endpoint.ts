@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { isAppError } from "@reviewbot/core/errors";
-import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec } from "./chat.js";
+import type { ChatMessage, ChatRequest, ChatResponse, ToolCall, ToolSpec } from "@reviewbot/contracts/chat";
 import type { ModelClient } from "./model-client.js";
 
 export type ProbeStepName = "plain call" | "tool call" | "tool result";

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import { ChatResponse, MAX_TOOLS } from "./chat.js";
+import { ChatResponse, MAX_TOOLS } from "@reviewbot/contracts/chat";
 
 /** `LLM_RESPONSE_INVALID` with `message`: what did not match, never the provider's text. */
 export function invalidResponse(message: string): AppError {

@@ -1,5 +1,5 @@
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatRequest, ChatResponse } from "./chat.js";
+import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import { ANTHROPIC_VERSION, toAnthropicBody } from "./anthropic-request.js";
 import { parseAnthropicResponse } from "./anthropic-response.js";
 import { parseAnthropicStream } from "./anthropic-stream.js";

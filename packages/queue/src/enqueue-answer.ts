@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { joinShare, sharePriority } from "./fair-share.js";
 import type { QueueSeal } from "./queue-seal.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
-import { ReviewJob } from "./review-job.js";
+import { ReviewJob } from "@reviewbot/contracts/review-job";
 
 /**
  * Enqueues a job that answers a reply (`reply` set; validated here, where it is written), sealed

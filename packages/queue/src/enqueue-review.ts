@@ -6,7 +6,7 @@ import { PullRequestLease } from "./pull-request-lease.js";
 import type { QueueSeal } from "./queue-seal.js";
 import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
-import { ReviewJob } from "./review-job.js";
+import { ReviewJob } from "@reviewbot/contracts/review-job";
 
 export interface EnqueueOutcome {
   readonly jobId: string;

@@ -1,5 +1,5 @@
 import type { DefaultJobOptions, Queue } from "bullmq";
-import { GitHubTask } from "./github-task.js";
+import { GitHubTask } from "@reviewbot/contracts/github-task";
 import type { QueueSeal } from "./queue-seal.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { KEY_PREFIX } from "./queue-names.js";
-import { pullRequestKey, type ReviewJob } from "./review-job.js";
+import { pullRequestKey, type ReviewJob } from "@reviewbot/contracts/review-job";
 
 // Renew and release only while we still hold the lease: a lease that expired (a frozen worker)
 // and was taken by another job must not be extended or deleted by the old holder.

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { KEY_PREFIX } from "./queue-names.js";
-import { pullRequestKey, type ReviewJob } from "./review-job.js";
+import { pullRequestKey, type ReviewJob } from "@reviewbot/contracts/review-job";
 
 type PullRequestRef = Pick<ReviewJob, "repositoryId" | "pullNumber">;
 

@@ -1,6 +1,6 @@
 import { AppError } from "@reviewbot/core/errors";
 import type { QueueSeal } from "./queue-seal.js";
-import { parseReviewJob, type ReviewJob } from "./review-job.js";
+import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job";
 
 /**
  * A review job as the api finds it in the queue: only if the api sealed it under this id, so

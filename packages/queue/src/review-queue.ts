@@ -1,5 +1,5 @@
 import type { DefaultJobOptions } from "bullmq";
-import type { ReviewJob } from "./review-job.js";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 
 /**
  * Retries are for infrastructure failures (engine down, git timeout, Redis blip): exponential

@@ -1,4 +1,4 @@
-import type { AnswerTask, CompletedTask, GitHubTask } from "./github-task.js";
+import type { AnswerTask, CompletedTask, GitHubTask } from "@reviewbot/contracts/github-task";
 
 export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
 export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;

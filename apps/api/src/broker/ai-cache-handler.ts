@@ -1,8 +1,8 @@
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
-import { AiCacheRequest, MAX_AI_CACHE_BYTES, type AiCacheResponse } from "@reviewbot/queue/worker-protocol";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
+import { AiCacheRequest, MAX_AI_CACHE_BYTES, type AiCacheResponse } from "@reviewbot/contracts/worker-protocol";
 import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
 
 /** A head's chunk results outlive a stalled or retried job, not the PR's next push by much. */

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
-import { FetchRequest, type FetchResponse } from "@reviewbot/queue/worker-protocol";
+import { FetchRequest, type FetchResponse } from "@reviewbot/contracts/worker-protocol";
 import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
 
 /** Fetches a URL for the model under the operator's allowlist (packages/llm fetch-allowlisted). */

@@ -4,7 +4,7 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { openReviewJob } from "@reviewbot/queue/queued-review-job";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 
 /** How long the api remembers which worker claimed a job under which lock (past any job). */
 const CLAIM_TTL_MS = 2 * 24 * 3600 * 1000;

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import type { z } from "zod";
 import type { Logger } from "@reviewbot/core/logger";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
 import type { WorkerRegistry } from "./worker-registry.js";

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
-import type { TokenUsage } from "@reviewbot/llm/chat";
+import type { TokenUsage } from "@reviewbot/contracts/chat";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 
 /** The operator's caps; spend in microdollars (millionths of a US dollar), null for none. */

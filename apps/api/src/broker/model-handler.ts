@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/llm/chat";
-import { ModelRequest, type ModelResponse } from "@reviewbot/queue/worker-protocol";
+import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
+import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
 import type { ModelBudget } from "./model-budget.js";
 

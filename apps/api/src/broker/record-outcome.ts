@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
-import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
+import type { JobOutcome } from "@reviewbot/contracts/worker-protocol";
 import { outcomeKey } from "./job-authority.js";
 
 /** Outcomes are remembered as long as failed review jobs are kept (REVIEW_JOB_OPTIONS). */

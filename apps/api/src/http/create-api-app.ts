@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { type AiOffer, JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/queue/worker-protocol";
+import { type AiOffer, JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/contracts/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";

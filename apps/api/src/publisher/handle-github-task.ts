@@ -2,10 +2,10 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
-import type { GitHubTask, ResolveTask } from "@reviewbot/queue/github-task";
+import type { GitHubTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { isSuperseded, latestHead } from "@reviewbot/queue/pull-request-state";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
 /** Looks a PR up by number (packages/github resolvePullRequest); null: nothing to review. */

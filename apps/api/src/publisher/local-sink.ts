@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
 import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { renderCheckRun, type CheckRunOutcome } from "@reviewbot/github/render-check-run";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
 /**

@@ -2,7 +2,7 @@ import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
-import { openGitHubTask } from "@reviewbot/queue/github-task";
+import { openGitHubTask } from "@reviewbot/queue/queued-github-task";
 import { GITHUB_QUEUE } from "@reviewbot/queue/queue-names";
 import type { ApiMetrics } from "../api-metrics.js";
 import { handleGitHubTask, type GitHubTaskDeps } from "./handle-github-task.js";

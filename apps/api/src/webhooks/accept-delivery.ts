@@ -3,10 +3,10 @@ import type { Redis } from "ioredis";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import { enqueueAnswer } from "@reviewbot/queue/enqueue-answer";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
-import type { ResolveTask } from "@reviewbot/queue/github-task";
+import type { ResolveTask } from "@reviewbot/contracts/github-task";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
-import type { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
 import { withDeadline } from "../http/with-deadline.js";
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import type { ResolveTask } from "@reviewbot/queue/github-task";
-import { ReviewJob } from "@reviewbot/queue/review-job";
+import type { ResolveTask } from "@reviewbot/contracts/github-task";
+import { ReviewJob } from "@reviewbot/contracts/review-job";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
 /** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import type { ChatModel } from "@reviewbot/llm/chat";
+import type { ChatModel } from "@reviewbot/contracts/chat";
 import type { AiReport, AiStatus, PlacedAiFinding } from "./ai-report.js";
 import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
 import type { AiTool } from "./ai-tool.js";

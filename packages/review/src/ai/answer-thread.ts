@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isAppError } from "@reviewbot/core/errors";
-import type { TokenUsage } from "@reviewbot/llm/chat";
+import type { TokenUsage } from "@reviewbot/contracts/chat";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { AiReviewOptions } from "./ai-review.js";
 import type { AiTool } from "./ai-tool.js";

@@ -1,5 +1,5 @@
 import { isAppError } from "@reviewbot/core/errors";
-import type { ChatMessage, ChatModel, TokenUsage, ToolCall } from "@reviewbot/llm/chat";
+import type { ChatMessage, ChatModel, TokenUsage, ToolCall } from "@reviewbot/contracts/chat";
 import type { AiTool } from "./ai-tool.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import { SUBMIT_REVIEW, type SubmitReview } from "./submit-review.js";

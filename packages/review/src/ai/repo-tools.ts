@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ToolSpec } from "@reviewbot/llm/chat";
+import type { ToolSpec } from "@reviewbot/contracts/chat";
 import type { AiTool } from "./ai-tool.js";
 import { toolParameters } from "./tool-parameters.js";
 import { GetDiffInput, GrepInput, ListDirInput, ReadFileInput, type RepoReader } from "./repo-reader.js";

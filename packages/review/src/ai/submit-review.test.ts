@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ToolSpec } from "@reviewbot/llm/chat";
+import { ToolSpec } from "@reviewbot/contracts/chat";
 import { MAX_SUBMIT_REVIEW_CHARS, parseSubmitReview, SUBMIT_REVIEW_TOOL, type AiFinding } from "./submit-review.js";
 
 const finding: AiFinding = {

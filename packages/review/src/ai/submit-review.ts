@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolSpec } from "@reviewbot/llm/chat";
+import type { ToolSpec } from "@reviewbot/contracts/chat";
 import { submitTool, type SubmitTool } from "./submit-tool.js";
 
 /** What kind of problem a finding names: a closed set, so reports can group and filter by it. */

@@ -1,4 +1,4 @@
-import type { ToolSpec } from "@reviewbot/llm/chat";
+import type { ToolSpec } from "@reviewbot/contracts/chat";
 import type { z } from "zod";
 import { toolParameters } from "./tool-parameters.js";
 

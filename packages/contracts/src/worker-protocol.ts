@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
-import { ChatRequest, ChatResponse } from "@reviewbot/llm/chat";
+import { ChatRequest, ChatResponse } from "./chat.js";
 import { PublishedAiFinding, PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
-import { parseContract } from "./parse-contract.js";
 import { PublishedReport } from "./published-report.js";
-import type { QueueSeal } from "./queue-seal.js";
 import { ReviewJob } from "./review-job.js";
 import { MAX_ANSWER_CHARS } from "./worker-protocol.js";
 
@@ -38,18 +36,10 @@ const FailedTask = z.strictObject({
 
 /**
  * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
- * these, sealed ({@link QueueSeal}); workers reach the publisher through the api's report route.
+ * these, sealed by the queue; workers reach the publisher through the api's report route.
  */
 export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
 export type AnswerTask = z.infer<typeof AnswerTask>;
-
-/**
- * Reads publisher task `taskId` if the api sealed it; a forged or altered task, or a mismatch with
- * the contract, is a final `JOB_INVALID` naming the problem.
- */
-export function openGitHubTask(seal: QueueSeal, taskId: string, data: unknown): GitHubTask {
-  return parseContract(GitHubTask, "github task", seal.open(taskId, data));
-}
