@@ -4,7 +4,7 @@ import { createModelClient } from "@reviewbot/llm/model-client";
 import type { ModelProtocol, ModelStandIn, ModelStandInRequest, Script } from "@reviewbot/llm/testing/model-stand-in";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
-import type { AiReport } from "@reviewbot/review/ai/ai-report";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
 import { createAiReviewer, type PreviousReview } from "@reviewbot/review/ai/ai-review";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import { NoneEngine } from "@reviewbot/sandbox/none-engine";

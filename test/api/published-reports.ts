@@ -1,4 +1,5 @@
-import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
+import { type PublishedReport } from "@reviewbot/contracts/published-report";
 
 /** A report with nothing in it, as a worker would send for a clean PR: what the worker-route suites report. */
 export const EMPTY_REPORT: PublishedReport = {
@@ -12,5 +13,5 @@ export const EMPTY_REPORT: PublishedReport = {
   errors: [],
   hunks: {},
   durationMs: 5,
-  ai: AI_REVIEW_OFF,
+  ai: aiReportOff(),
 };

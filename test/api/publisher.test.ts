@@ -1,3 +1,4 @@
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,7 +10,7 @@ import { createLocalSink } from "@reviewbot/api/publisher/local-sink";
 import { startPublisher } from "@reviewbot/api/publisher/start-publisher";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
-import { AI_REVIEW_OFF, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { type PublishedReport } from "@reviewbot/contracts/published-report";
 import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
@@ -44,7 +45,7 @@ const report: PublishedReport = {
   errors: [],
   hunks: { "src/a.ts": [{ start: 1, end: 10 }] },
   durationMs: 20,
-  ai: AI_REVIEW_OFF,
+  ai: aiReportOff(),
 };
 
 /** A review of `head`; a higher-numbered head of a PR is a later one (its `updated_at` is later). */

@@ -1,4 +1,4 @@
-import { AI_REVIEW_OFF } from "@reviewbot/contracts/published-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,7 +77,7 @@ const report = {
   errors: [],
   hunks: {},
   durationMs: 1,
-  ai: AI_REVIEW_OFF,
+  ai: aiReportOff(),
 };
 
 describe("the worker's Redis user", () => {

@@ -1,6 +1,7 @@
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import { createGitHubSink, type GitHubSinkDeps } from "@reviewbot/github/github-sink";
 import type { CompletedTask } from "@reviewbot/contracts/github-task";
-import { AI_REVIEW_OFF, type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -76,7 +77,7 @@ function report(findings: PublishedFinding[], hunks: Record<string, { start: num
     errors: [],
     hunks,
     durationMs: 1000,
-    ai: AI_REVIEW_OFF,
+    ai: aiReportOff(),
   };
 }
 

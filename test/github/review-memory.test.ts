@@ -1,6 +1,6 @@
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { randomInt } from "node:crypto";
 import { MAX_REMEMBERED_COMMENTS, readReviewMemory, reviewMemoryKey, writeReviewMemory, type ReviewMemory } from "@reviewbot/github/review-memory";
-import type { PublishedAiFinding } from "@reviewbot/contracts/published-report";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ const EMPTY: ReviewMemory = { reviewedHead: null, ai: [], posted: {}, comments: 
 /** A PR of its own for each test: a random repository id. */
 const pr = (): { repositoryId: number; pullNumber: number } => ({ repositoryId: randomInt(1, 2 ** 31), pullNumber: randomInt(1, 10_000) });
 
-const aiFinding: PublishedAiFinding = {
+const aiFinding: PlacedAiFinding = {
   path: "src/a.ts",
   side: "RIGHT",
   startLine: null,

@@ -5,7 +5,7 @@ import type { ChatModel } from "@reviewbot/contracts/chat";
 import { createModelClient } from "@reviewbot/llm/model-client";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import { createAiReviewer, type AiReviewOptions, type ChunkCache } from "@reviewbot/review/ai/ai-review";
-import type { AiReport } from "@reviewbot/review/ai/ai-report";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
 import { blobLines } from "@reviewbot/review/ai/blob-lines";
 import { repoSourceOf } from "@reviewbot/review/ai/repo-source";
 import { checkoutFork } from "../support/clone-cache-harness.js";

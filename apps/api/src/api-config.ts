@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
+import { LogLevel } from "@reviewbot/contracts/log-level";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
@@ -44,7 +45,7 @@ const loginList = z
 const ApiVariables = z
   .object({
     ...REDIS_ENV_FIELDS,
-    REVIEWBOT_LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    REVIEWBOT_LOG_LEVEL: LogLevel.default("info"),
     REVIEWBOT_HOST: z.string().min(1).default("127.0.0.1"),
     REVIEWBOT_PORT: port.default(3000),
     // GitHub signs with this; shorter secrets are guessable offline from one signed delivery.

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
-import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
+import { LogLevel } from "@reviewbot/contracts/log-level";
+import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
 /**
  * The CLI's operator settings: the pipeline's slice (cache, sandbox, policy file), the log level,

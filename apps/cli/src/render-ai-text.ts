@@ -1,8 +1,8 @@
-import type { AiReport } from "@reviewbot/review/ai/ai-report";
-import type { FindingSeverity } from "@reviewbot/review/findings/finding";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
+import type { Severity } from "@reviewbot/contracts/severity";
 import { cleanText, sanitiseText } from "@reviewbot/review/findings/sanitise-output";
 
-type Paint = (code: FindingSeverity | "dim", text: string) => string;
+type Paint = (code: Severity | "dim", text: string) => string;
 
 const HOW_TO_TURN_ON = "set REVIEWBOT_LLM_BASE_URL and REVIEWBOT_LLM_MODEL to turn it on; `reviewbot llm doctor` checks the endpoint";
 

@@ -1,4 +1,4 @@
-import type { AiReport } from "@reviewbot/review/ai/ai-report";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { renderAiText } from "./render-ai-text.js";

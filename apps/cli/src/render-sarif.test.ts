@@ -1,4 +1,5 @@
-import { aiOff, type AiReport, type PlacedAiFinding } from "@reviewbot/review/ai/ai-report";
+import type { AiReport, PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import { parseSarif } from "@reviewbot/review/findings/parse-sarif";
 import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
@@ -16,7 +17,7 @@ const finding = (path: string): Finding => ({
   helper: "lint",
 });
 // Only the fields renderSarif reads: the helpers, the findings and the AI review.
-const report = (findings: readonly Finding[], ai: AiReport = aiOff()) => ({ helpers: [{ name: "lint" }], findings, ai }) as unknown as Report;
+const report = (findings: readonly Finding[], ai: AiReport = aiReportOff()) => ({ helpers: [{ name: "lint" }], findings, ai }) as unknown as Report;
 
 const aiFinding = (
   path: string,
@@ -36,7 +37,7 @@ const aiFinding = (
   suggestion: null,
   anchor: "0123456789abcdef",
 });
-const aiDone = (findings: readonly PlacedAiFinding[]): AiReport => ({ ...aiOff(), status: "done", model: "m1", findings });
+const aiDone = (findings: PlacedAiFinding[]): AiReport => ({ ...aiReportOff(), status: "done", model: "m1", findings });
 
 interface SarifRun {
   tool: { driver: { name: string; rules: { id: string }[] } };
@@ -97,7 +98,7 @@ describe("renderSarif: the AI review", () => {
   });
 
   it.each([
-    ["off", aiOff(), ["lint"]],
+    ["off", aiReportOff(), ["lint"]],
     ["done without findings", aiDone([]), ["lint", "reviewbot-ai"]],
   ])("when %s, has runs %j", (_case, ai, names) => {
     const { runs } = renderSarif(report([], ai)) as { runs: SarifRun[] };

@@ -1,4 +1,4 @@
-import type { AiReport } from "@reviewbot/review/ai/ai-report";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { Report } from "@reviewbot/review/pipeline/report";
 
 const LEVELS = { error: "error", warning: "warning", notice: "note" } as const;

@@ -4,7 +4,7 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
-import type { FindingSeverity } from "@reviewbot/review/findings/finding";
+import type { Severity } from "@reviewbot/contracts/severity";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
@@ -12,7 +12,7 @@ import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { renderReport, type ReportFormat } from "./render-report.js";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 
-export type FailLevel = "none" | FindingSeverity;
+export type FailLevel = "none" | Severity;
 
 export interface ReviewArgs {
   readonly repo: string;
@@ -25,7 +25,7 @@ export interface ReviewArgs {
   readonly failLevel: FailLevel;
 }
 
-const RANK: Readonly<Record<FindingSeverity, number>> = { notice: 1, warning: 2, error: 3 };
+const RANK: Readonly<Record<Severity, number>> = { notice: 1, warning: 2, error: 3 };
 
 /**
  * `reviewbot review`: the whole pipeline on a repository treated as a remote. `.ai/` comes from the

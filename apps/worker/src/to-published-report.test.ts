@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { aiOff } from "@reviewbot/review/ai/ai-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { toPublishedReport } from "./to-published-report.js";
 
@@ -43,7 +43,7 @@ const report: Report = {
   errors: [],
   hunks: { "a.py": [{ start: 1, end: 5 }] },
   timings: { checkoutMs: 1, contextMs: 1, helpersMs: 1, findingsMs: 1, aiMs: 0, totalMs: 40.4 },
-  ai: aiOff(),
+  ai: aiReportOff(),
 };
 
 describe("toPublishedReport", () => {

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
-import { LogLevel, RuntimeConfig } from "@reviewbot/runtime/runtime-config";
+import { LogLevel } from "@reviewbot/contracts/log-level";
+import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
 
 const positiveInt = z.coerce.number().int().positive();
 

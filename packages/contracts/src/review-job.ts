@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { CommitSha } from "./commit-sha.js";
 import { parseContract } from "./parse-contract.js";
 
-const sha = z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA");
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name");
 
@@ -25,8 +25,8 @@ export const ReviewJob = z.strictObject({
     // GitHub refuses these names; a local source would resolve them to a parent directory.
     .refine((name) => !/\/\.\.?$/.test(name), "must not name the repository . or .."),
   pullNumber: id,
-  headSha: sha,
-  baseSha: sha,
+  headSha: CommitSha,
+  baseSha: CommitSha,
   /** The branch the PR targets, whose history must contain `baseSha` (the diff's side). */
   baseRef: branch,
   /**

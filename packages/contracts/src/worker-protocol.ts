@@ -1,7 +1,9 @@
+import { PlacedAiFinding } from "./ai-report.js";
 import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
 import { ChatRequest, ChatResponse } from "./chat.js";
-import { PublishedAiFinding, PublishedReport } from "./published-report.js";
+import { CommitSha } from "./commit-sha.js";
+import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 
 /**
@@ -67,9 +69,7 @@ export const ClaimResponse = z.strictObject({
    * review is on: its head (the incremental review starts there when it is an ancestor of this
    * one) and its findings, which the worker carries to this head when their lines are unchanged.
    */
-  previous: z
-    .strictObject({ headSha: z.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character lowercase hex SHA"), findings: z.array(PublishedAiFinding).max(500) })
-    .nullable(),
+  previous: z.strictObject({ headSha: CommitSha, findings: z.array(PlacedAiFinding).max(500) }).nullable(),
   /** For a job that answers a reply: the thread as GitHub has it, up to the reply (untrusted text), and where it sits. */
   thread: ReplyThread.nullable(),
 });

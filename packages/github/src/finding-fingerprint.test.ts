@@ -1,8 +1,9 @@
-import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/contracts/published-report";
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import type { PublishedFinding } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { aiFingerprint, fingerprintMarker, fingerprintOf, markedFingerprint } from "./finding-fingerprint.js";
 
-const aiFinding = (patch: Partial<PublishedAiFinding> = {}): PublishedAiFinding => ({
+const aiFinding = (patch: Partial<PlacedAiFinding> = {}): PlacedAiFinding => ({
   path: "src/a.ts",
   side: "RIGHT",
   startLine: null,

@@ -1,5 +1,6 @@
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { createHash } from "node:crypto";
-import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/contracts/published-report";
+import type { PublishedFinding } from "@reviewbot/contracts/published-report";
 
 /**
  * A finding's identity across pushes: where it is (path, and side for the AI review's), what it
@@ -8,13 +9,13 @@ import type { PublishedAiFinding, PublishedFinding } from "@reviewbot/contracts/
  * moves with every unrelated edit above it. A helper finding off the diff's hunks has no anchor
  * and no fingerprint: it can never be a review comment.
  */
-export function fingerprintOf(finding: PublishedFinding | PublishedAiFinding): string | null {
+export function fingerprintOf(finding: PublishedFinding | PlacedAiFinding): string | null {
   if ("side" in finding) return aiFingerprint(finding);
   return finding.anchor === null ? null : digest(["helper", finding.path, finding.helper, finding.rule ?? finding.message, finding.anchor]);
 }
 
 /** An AI finding's fingerprint: it always has an anchor (placement matched the line it quotes). */
-export function aiFingerprint(finding: PublishedAiFinding): string {
+export function aiFingerprint(finding: PlacedAiFinding): string {
   return digest(["ai", finding.path, finding.side, finding.title.replace(/\s+/g, " ").trim().toLowerCase(), finding.anchor]);
 }
 

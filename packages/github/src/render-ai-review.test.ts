@@ -1,10 +1,11 @@
-import { AI_REVIEW_OFF, type PublishedAi, type PublishedAiFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { aiReportOff, type AiReport, type PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import { type PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { decideConclusion, renderCheckRun } from "./render-check-run.js";
 import { renderReviewComments } from "./render-review-comments.js";
 
 const SHA = "d".repeat(40);
-const aiFinding = (patch: Partial<PublishedAiFinding> = {}): PublishedAiFinding => ({
+const aiFinding = (patch: Partial<PlacedAiFinding> = {}): PlacedAiFinding => ({
   path: "src/a.ts",
   side: "RIGHT",
   startLine: null,
@@ -17,15 +18,15 @@ const aiFinding = (patch: Partial<PublishedAiFinding> = {}): PublishedAiFinding 
   anchor: "0123456789abcdef",
   ...patch,
 });
-const ai = (patch: Partial<PublishedAi> = {}): PublishedAi => ({
-  ...AI_REVIEW_OFF,
+const ai = (patch: Partial<AiReport> = {}): AiReport => ({
+  ...aiReportOff(),
   status: "done",
   model: "m",
   summary: "Looks mostly fine.",
   coverage: { files: 2, reviewedFiles: 2, skipped: [] },
   ...patch,
 });
-const report = (aiReview: PublishedAi): PublishedReport => ({
+const report = (aiReview: AiReport): PublishedReport => ({
   engine: "bwrap",
   sandboxed: true,
   overlay: { source: "ref", failedClosed: false, commit: { from: "ref", ref: "main", sha: SHA }, ignoredPrChanges: [] },
@@ -41,7 +42,7 @@ const report = (aiReview: PublishedAi): PublishedReport => ({
 
 describe("the AI review in the check run", () => {
   it.each([
-    ["off: as today", AI_REVIEW_OFF, "success", false],
+    ["off: as today", aiReportOff(), "success", false],
     ["done without findings", ai(), "success", false],
     ["an error finding fails the check", ai({ findings: [aiFinding({ severity: "error" })] }), "failure", false],
     ["a warning is neutral", ai({ findings: [aiFinding()] }), "neutral", false],
@@ -52,7 +53,7 @@ describe("the AI review in the check run", () => {
   });
 
   it("says how to turn the AI review on when it is off, and shows the model's summary sanitised when it ran", () => {
-    expect(renderCheckRun({ kind: "completed", report: report(AI_REVIEW_OFF) }, { headSha: SHA }).summary).toContain(
+    expect(renderCheckRun({ kind: "completed", report: report(aiReportOff()) }, { headSha: SHA }).summary).toContain(
       "REVIEWBOT_LLM_BASE_URL=http://127.0.0.1:11434/v1",
     );
     const hostile = ai({

@@ -1,4 +1,4 @@
-import type { PublishedAi } from "@reviewbot/contracts/published-report";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
 import { countOf } from "./count-of.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 
@@ -16,7 +16,7 @@ const HOW_TO_TURN_ON = [
  * made that could not be placed on the diff. Every model-written string is sanitised like helper
  * output: it was written by a model that read attacker-controlled text.
  */
-export function renderAiSummary(ai: PublishedAi): string[] {
+export function renderAiSummary(ai: AiReport): string[] {
   if (ai.status === "off")
     return ["", "### AI review", ...(ai.note === null || ai.note === "no model is configured" ? HOW_TO_TURN_ON : [`Off: ${sanitiseMarkdown(ai.note)}`])];
   const lines = [

@@ -1,4 +1,5 @@
-import { AI_REVIEW_OFF, type PublishedFinding, type PublishedHelper, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
+import { type PublishedFinding, type PublishedHelper, type PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { decideConclusion, renderCheckRun } from "./render-check-run.js";
 
@@ -34,7 +35,7 @@ const report = (patch: Partial<PublishedReport> = {}): PublishedReport => ({
   errors: [],
   hunks: {},
   durationMs: 10,
-  ai: AI_REVIEW_OFF,
+  ai: aiReportOff(),
   ...patch,
 });
 

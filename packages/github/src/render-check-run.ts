@@ -1,4 +1,6 @@
 import type { ErrorCode } from "@reviewbot/core/errors";
+import { INCOMPLETE_HELPER_OUTCOMES } from "@reviewbot/contracts/helper-outcome";
+import { Severity } from "@reviewbot/contracts/severity";
 import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
@@ -25,8 +27,6 @@ export type CheckRunOutcome =
 /** Default cap on annotations per check run: 20 batches of 50. */
 export const DEFAULT_MAX_ANNOTATIONS = 1000;
 
-const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"]);
-
 /**
  * The conclusion rule (fail closed): `failure` when there is an error-severity finding, a
  * configuration error, an overlay that failed closed, a pipeline error, or a helper that did not
@@ -42,7 +42,7 @@ export function decideConclusion(report: PublishedReport): { conclusion: CheckCo
     report.configErrors.length > 0 ||
     report.overlay.failedClosed ||
     report.errors.length > 0 ||
-    report.helpers.some((helper) => INCOMPLETE.has(helper.outcome)) ||
+    report.helpers.some((helper) => INCOMPLETE_HELPER_OUTCOMES.has(helper.outcome)) ||
     report.ai.status === "failed";
   const severities = [...report.findings, ...report.ai.findings].map((f) => f.severity);
   if (incomplete || severities.includes("error")) return { conclusion: "failure", incomplete };
@@ -100,7 +100,7 @@ function aiAnnotated(report: PublishedReport): PublishedFinding[] {
 
 function titleFor(report: PublishedReport, incomplete: boolean): string {
   const all = [...report.findings, ...report.ai.findings];
-  const counts = (["error", "warning", "notice"] as const)
+  const counts = Severity.options
     .map((severity) => [severity, all.filter((f) => f.severity === severity).length] as const)
     .filter(([, n]) => n > 0)
     .map(([severity, n]) => countOf(n, severity));

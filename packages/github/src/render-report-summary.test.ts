@@ -1,4 +1,5 @@
-import { AI_REVIEW_OFF, PublishedReport } from "@reviewbot/contracts/published-report";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
+import { PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { renderReportSummary } from "./render-report-summary.js";
 
@@ -17,7 +18,7 @@ const report = (overlay: PublishedReport["overlay"]): PublishedReport =>
     errors: [],
     hunks: {},
     durationMs: 10,
-    ai: AI_REVIEW_OFF,
+    ai: aiReportOff(),
   });
 
 const configuration = (overlay: PublishedReport["overlay"]): string =>

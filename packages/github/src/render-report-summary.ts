@@ -1,4 +1,5 @@
 import type { PublishedReport } from "@reviewbot/contracts/published-report";
+import { INCOMPLETE_HELPER_OUTCOMES } from "@reviewbot/contracts/helper-outcome";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 import { countOf } from "./count-of.js";
@@ -11,8 +12,6 @@ export interface SummaryFacts {
   /** Annotations published vs findings in the report (the rest did not fit). */
   readonly annotated: number;
 }
-
-const INCOMPLETE = new Set(["failed", "timeout", "oom", "truncated", "cancelled"]);
 
 /**
  * Renders the check run's summary (totals, helpers, overlay, sandbox) and text (details) as
@@ -40,7 +39,7 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
   if (report.helpers.length > 0) {
     summary.push("", "| helper | outcome | findings | duration |", "| --- | --- | ---: | ---: |");
     for (const helper of report.helpers) {
-      const outcome = INCOMPLETE.has(helper.outcome) ? `**${helper.outcome}**` : helper.outcome;
+      const outcome = INCOMPLETE_HELPER_OUTCOMES.has(helper.outcome) ? `**${helper.outcome}**` : helper.outcome;
       summary.push(`| ${sanitiseMarkdown(helper.name)} | ${outcome} | ${helper.findings} | ${(helper.durationMs / 1000).toFixed(1)} s |`);
     }
   } else {

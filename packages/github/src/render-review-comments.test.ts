@@ -1,4 +1,5 @@
-import { AI_REVIEW_OFF, type PublishedAiFinding, type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
+import { aiReportOff, type PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import { type PublishedFinding, type PublishedReport } from "@reviewbot/contracts/published-report";
 import { describe, expect, it } from "vitest";
 import { fingerprintMarker, fingerprintOf, markedFingerprint } from "./finding-fingerprint.js";
 import { renderReviewComments, reviewMarker } from "./render-review-comments.js";
@@ -32,7 +33,7 @@ const report = (findings: PublishedFinding[]): PublishedReport => ({
     ],
   },
   durationMs: 1,
-  ai: AI_REVIEW_OFF,
+  ai: aiReportOff(),
 });
 
 describe("renderReviewComments", () => {
@@ -72,7 +73,7 @@ describe("renderReviewComments", () => {
   });
 });
 
-const aiFinding = (line: number, extra: Partial<PublishedAiFinding> = {}): PublishedAiFinding => ({
+const aiFinding = (line: number, extra: Partial<PlacedAiFinding> = {}): PlacedAiFinding => ({
   path: "src/a.ts",
   side: "RIGHT",
   startLine: null,
@@ -85,11 +86,11 @@ const aiFinding = (line: number, extra: Partial<PublishedAiFinding> = {}): Publi
   anchor: String(line).padStart(16, "a"),
   ...extra,
 });
-const withAi = (findings: PublishedFinding[], ai: PublishedAiFinding[]): PublishedReport => ({
+const withAi = (findings: PublishedFinding[], ai: PlacedAiFinding[]): PublishedReport => ({
   ...report(findings),
-  ai: { ...AI_REVIEW_OFF, status: "done", model: "m", findings: ai },
+  ai: { ...aiReportOff(), status: "done", model: "m", findings: ai },
 });
-const fingerprint = (finding: PublishedFinding | PublishedAiFinding): string => {
+const fingerprint = (finding: PublishedFinding | PlacedAiFinding): string => {
   const value = fingerprintOf(finding);
   if (value === null) throw new Error("a finding without a fingerprint");
   return value;

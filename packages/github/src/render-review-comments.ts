@@ -1,4 +1,5 @@
-import type { PublishedAiFinding, PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
 import { fingerprintMarker, fingerprintOf } from "./finding-fingerprint.js";
 import { orderFindings } from "./render-annotations.js";
 import { stripControls } from "@reviewbot/core/strip-controls";
@@ -50,7 +51,7 @@ export function renderReviewComments(
   const helpers = options.helperComments ?? true;
   const posted = options.posted ?? new Set<string>();
   let repeated = 0;
-  const fresh = (finding: PublishedFinding | PublishedAiFinding): boolean => {
+  const fresh = (finding: PublishedFinding | PlacedAiFinding): boolean => {
     const known = posted.has(fingerprintOf(finding) ?? "");
     if (known) repeated += 1;
     return !known;
@@ -98,7 +99,7 @@ function commentBody(finding: PublishedFinding): string {
 }
 
 // The body cut to fit with its fingerprint's marker at the end, where the cut cannot reach it.
-function marked(finding: PublishedFinding | PublishedAiFinding, body: string): string {
+function marked(finding: PublishedFinding | PlacedAiFinding, body: string): string {
   const fingerprint = fingerprintOf(finding);
   const marker = fingerprint === null ? "" : `\n\n${fingerprintMarker(fingerprint)}`;
   return truncateUtf8(body, COMMENT_MAX_BYTES - Buffer.byteLength(marker)) + marker;
@@ -109,7 +110,7 @@ function marked(finding: PublishedFinding | PublishedAiFinding, body: string): s
  * HTML or mention can form), a suggestion in a fence longer than any backtick run inside it (so it
  * cannot close the fence early) with control and bidi characters removed.
  */
-function aiComment(finding: PublishedAiFinding): ReviewComment {
+function aiComment(finding: PlacedAiFinding): ReviewComment {
   const heading = `**${sanitiseMarkdown(finding.title)}** (${finding.severity}, ${finding.category}, AI review)`;
   const parts = [heading, sanitiseMarkdown(finding.body, { inline: false })];
   if (finding.suggestion !== null && finding.side === "RIGHT") {

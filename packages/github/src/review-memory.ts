@@ -1,4 +1,5 @@
-import { PublishedAiFinding } from "@reviewbot/contracts/published-report";
+import { CommitSha } from "@reviewbot/contracts/commit-sha";
+import { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -24,11 +25,8 @@ export const MAX_REMEMBERED_COMMENTS = 5000;
  *   resolved when outdated, and only replies to them are answered.
  */
 export const ReviewMemory = z.strictObject({
-  reviewedHead: z
-    .string()
-    .regex(/^[0-9a-f]{40}$/)
-    .nullable(),
-  ai: z.array(z.strictObject({ finding: PublishedAiFinding, fingerprint })).max(500),
+  reviewedHead: CommitSha.nullable(),
+  ai: z.array(z.strictObject({ finding: PlacedAiFinding, fingerprint })).max(500),
   posted: z.record(fingerprint, commentId),
   comments: z.array(commentId).max(MAX_REMEMBERED_COMMENTS),
 });

@@ -1,13 +1,13 @@
 import { isAbsolute } from "node:path";
 import { pathToFileURL } from "node:url";
+import { COMMIT_SHA } from "@reviewbot/contracts/commit-sha";
 import { AppError } from "@reviewbot/core/errors";
 
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const REF_CHARS = /^[A-Za-z0-9._/-]+$/;
 
 /** True for a full SHA-1 or SHA-256 object name in lowercase hex. */
 export function isFullSha(value: string): boolean {
-  return SHA.test(value);
+  return COMMIT_SHA.test(value);
 }
 
 /**

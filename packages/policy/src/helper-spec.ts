@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Severity } from "@reviewbot/contracts/severity";
 import { quote, WithoutProtoKey } from "./config-error.js";
 import { DEFAULT_MAX_ARGS, MAX_ARGS_CEILING } from "./runtime-args.js";
 import { findUnsafeCharacter } from "./unsafe-text.js";
@@ -17,10 +18,6 @@ export const MAX_SEVERITY_ENTRIES = 200;
 /** How a helper's output is parsed into findings. */
 export const OutputFormat = z.enum(["sarif", "checkstyle", "rdjson", "rdjsonl", "eslint-json", "ruff-json", "errorformat", "text"]);
 export type OutputFormat = z.infer<typeof OutputFormat>;
-
-/** The level a finding is reported at (a GitHub annotation's `failure`, `warning` or `notice`). */
-export const SeverityLevel = z.enum(["error", "warning", "notice"]);
-export type SeverityLevel = z.infer<typeof SeverityLevel>;
 
 const text = (max: number) =>
   z
@@ -43,7 +40,7 @@ const safeKey = z
  * parser looks a finding up by rule id, then by the tool's level, then `default`, and otherwise
  * keeps its own mapping.
  */
-export const SeverityMap = WithoutProtoKey.pipe(z.record(safeKey, SeverityLevel))
+export const SeverityMap = WithoutProtoKey.pipe(z.record(safeKey, Severity))
   .refine((map) => Object.keys(map).length <= MAX_SEVERITY_ENTRIES, `has more than ${MAX_SEVERITY_ENTRIES} entries`)
   .readonly();
 export type SeverityMap = z.infer<typeof SeverityMap>;

@@ -73,7 +73,3 @@ export function runtimeConfigEnv(config: RuntimeConfig): Record<string, string> 
   }
   return env;
 }
-
-/** The log levels every app accepts in REVIEWBOT_LOG_LEVEL. */
-export const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
-export type LogLevel = z.infer<typeof LogLevel>;

@@ -1,8 +1,8 @@
+import { aiReportOff, type AiReport, type AiStatus, type PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { createHash } from "node:crypto";
 import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { ChatModel } from "@reviewbot/contracts/chat";
-import type { AiReport, AiStatus, PlacedAiFinding } from "./ai-report.js";
 import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
 import type { AiTool } from "./ai-tool.js";
 import { chunkOpening } from "./chunk-opening.js";
@@ -266,14 +266,11 @@ function failed(
   scope: ReviewScope,
 ): AiReport {
   return {
+    ...aiReportOff(note),
     status: "failed",
     model,
     since: scope.since,
-    summary: "",
-    findings: [],
-    unplaced: [],
     usage: totalUsage(outcomes.map(({ outcome }) => outcome)),
-    coverage: { files: scope.patches.length, reviewedFiles: 0, skipped },
-    note,
+    coverage: { files: scope.patches.length, reviewedFiles: 0, skipped: [...skipped] },
   };
 }

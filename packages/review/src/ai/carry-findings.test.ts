@@ -1,7 +1,7 @@
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { computePullDiff } from "@reviewbot/overlay/pull-diff";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { anchorHash } from "../findings/anchor-hash.js";
-import type { PlacedAiFinding } from "./ai-report.js";
 import { blobLines } from "./blob-lines.js";
 import { carryFindings } from "./carry-findings.js";
 import { historyRepo, numberedLines, text, type FileEdits, type HistoryRepo } from "./fixtures/history-repo.js";

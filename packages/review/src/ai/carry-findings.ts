@@ -1,6 +1,6 @@
+import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import type { PullDiff } from "@reviewbot/overlay/pull-diff";
 import { anchorHash } from "../findings/anchor-hash.js";
-import type { PlacedAiFinding } from "./ai-report.js";
 import { lineMoves, type MoveLine } from "./line-moves.js";
 import type { LineText } from "./place-findings.js";
 import type { RepoSource } from "./repo-source.js";

@@ -1,3 +1,4 @@
+import { COMMIT_SHA } from "@reviewbot/contracts/commit-sha";
 import { AppError } from "@reviewbot/core/errors";
 import { getRepoDiff, type GetDiffResult } from "./get-repo-diff.js";
 import { grepRepo, type GrepResult } from "./grep-repo.js";
@@ -15,9 +16,6 @@ export type { GetDiffResult, GrepResult, ListDirResult, ReadFileResult };
 export type { DirEntry } from "./list-repo-dir.js";
 export type { GrepHit } from "./grep-output.js";
 
-// grep takes no --end-of-options (git 2.39), so the commits it is given must not look like options.
-const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-
 /**
  * The model's read-only view of a PR: files, directories, text search and the diff, read from
  * git objects by SHA (`ls-tree`, `cat-file`, `grep`, `diff` on the mirror), never from the work
@@ -31,7 +29,8 @@ export class RepoReader {
 
   constructor(source: RepoSource, limits: Partial<RepoReaderLimits> = {}) {
     for (const sha of [source.headSha, source.baseSha, source.fromSha]) {
-      if (!FULL_SHA.test(sha)) throw new AppError("INTERNAL", `RepoReader needs full commit SHAs, got ${JSON.stringify(sha.slice(0, 80))}`);
+      // grep takes no --end-of-options (git 2.39), so the commits it is given must not look like options.
+      if (!COMMIT_SHA.test(sha)) throw new AppError("INTERNAL", `RepoReader needs full commit SHAs, got ${JSON.stringify(sha.slice(0, 80))}`);
     }
     this.#source = Object.freeze({ ...source });
     this.#limits = Object.freeze({ ...DEFAULT_REPO_READER_LIMITS, ...limits });

@@ -1,9 +1,8 @@
 import { z } from "zod";
+import { AiCategory } from "@reviewbot/contracts/ai-category";
 import type { ToolSpec } from "@reviewbot/contracts/chat";
+import { Severity } from "@reviewbot/contracts/severity";
 import { submitTool, type SubmitTool } from "./submit-tool.js";
-
-/** What kind of problem a finding names: a closed set, so reports can group and filter by it. */
-export const FINDING_CATEGORIES = ["bug", "security", "performance", "correctness", "maintainability", "style", "docs", "tests"] as const;
 
 export const MAX_SUMMARY_CHARS = 4000;
 export const MAX_AI_FINDINGS = 50;
@@ -19,8 +18,8 @@ export const AiFinding = z
     side: z.enum(["RIGHT", "LEFT"]).describe("RIGHT: a line of the PR's version; LEFT: a line of the base version (a removed line)."),
     startLine: lineNumber.optional().describe("First line of a multi-line comment; omit for one line."),
     line: lineNumber.describe("The line the comment is on (the last line of a range); must lie in a hunk of the diff on that side."),
-    severity: z.enum(["error", "warning", "notice"]),
-    category: z.enum(FINDING_CATEGORIES),
+    severity: Severity,
+    category: AiCategory,
     title: z.string().min(1).max(200),
     body: z.string().min(1).max(4000).describe("Markdown: what is wrong and why."),
     anchorText: z

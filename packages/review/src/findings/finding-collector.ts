@@ -1,5 +1,6 @@
 import { quote } from "@reviewbot/policy/config-error";
-import type { Finding, FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { Finding, ParseContext, ParseOutcome } from "./finding.js";
 import { MAX_PATH_LENGTH } from "./map-path.js";
 import { resolveSeverity } from "./resolve-severity.js";
 import { MAX_FINDING_INPUT } from "./sanitise-output.js";
@@ -20,7 +21,7 @@ export interface RawFinding {
   /** The tool's own name for the level (`warning`, `convention`, `INFO`), looked up in the severity map. */
   readonly toolLevel: string | null;
   /** The parser's translation of that level, used when the severity map has no entry. */
-  readonly fallback: FindingSeverity;
+  readonly fallback: Severity;
 }
 
 /** Accumulates the findings and problems of one parse; shared by every parser. */

@@ -1,7 +1,5 @@
-import type { SeverityLevel, SeverityMap } from "@reviewbot/policy/helper-spec";
-
-/** The level a finding is reported at: GitHub's annotation levels `failure`, `warning`, `notice`. */
-export type FindingSeverity = SeverityLevel;
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { SeverityMap } from "@reviewbot/policy/helper-spec";
 
 /**
  * One problem a helper reported, in the shape every output format is parsed into. Lines and
@@ -13,7 +11,7 @@ export interface Finding {
   readonly line: number | null;
   readonly endLine: number | null;
   readonly column: number | null;
-  readonly severity: FindingSeverity;
+  readonly severity: Severity;
   readonly message: string;
   readonly rule: string | null;
   readonly helper: string;

@@ -1,10 +1,11 @@
 import { quote } from "@reviewbot/policy/config-error";
 import { createFindingCollector, decimalOrText } from "./finding-collector.js";
-import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { ParseContext, ParseOutcome } from "./finding.js";
 import { scanXml } from "./xml-scanner.js";
 
 // Checkstyle's SeverityLevel names; `ignore` is still reported if a tool prints it, as a notice.
-const LEVELS: ReadonlyMap<string, FindingSeverity> = new Map([
+const LEVELS: ReadonlyMap<string, Severity> = new Map([
   ["error", "error"],
   ["warning", "warning"],
   ["info", "notice"],

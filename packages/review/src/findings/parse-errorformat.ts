@@ -1,11 +1,12 @@
 import { createFindingCollector, decimalOrText, type FindingCollector } from "./finding-collector.js";
-import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { ParseContext, ParseOutcome } from "./finding.js";
 import { stripByteOrderMark } from "./json-input.js";
 import { isSnippetLine, readArrowHeader, readArrowLocation, readLintNote, type ArrowLocation } from "./read-arrow-diagnostic.js";
 import { readLocation, type LineLocation } from "./read-location.js";
 import { readMessage, type ShapedMessage } from "./read-message.js";
 
-const FALLBACKS: Readonly<Record<string, FindingSeverity>> = {
+const FALLBACKS: Readonly<Record<string, Severity>> = {
   error: "error",
   fatal: "error",
   warning: "warning",

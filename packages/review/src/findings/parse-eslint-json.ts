@@ -1,10 +1,11 @@
 import { createFindingCollector } from "./finding-collector.js";
-import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
 
 // ESLint's numeric severities (https://eslint.org/docs/latest/use/formatters/#json); 0 ("off")
 // is never reported, so anything else unknown is kept as a notice rather than dropped.
-const LEVELS: ReadonlyMap<unknown, readonly [string, FindingSeverity]> = new Map([
+const LEVELS: ReadonlyMap<unknown, readonly [string, Severity]> = new Map([
   [2, ["error", "error"]],
   [1, ["warning", "warning"]],
 ]);

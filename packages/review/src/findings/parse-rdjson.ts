@@ -1,9 +1,10 @@
 import { createFindingCollector, type FindingCollector } from "./finding-collector.js";
-import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray, readJsonOutput } from "./json-input.js";
 
 // reviewdog's Severity enum (proto/rdf/reviewdog.proto); protojson may also print the numbers.
-const LEVELS: readonly (readonly [string, FindingSeverity])[] = [
+const LEVELS: readonly (readonly [string, Severity])[] = [
   ["UNKNOWN_SEVERITY", "warning"],
   ["ERROR", "error"],
   ["WARNING", "warning"],

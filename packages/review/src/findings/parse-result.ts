@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import { SeverityLevel } from "@reviewbot/policy/helper-spec";
+import { Severity } from "@reviewbot/contracts/severity";
 import type { ExtractedFindings, ExtractRequest } from "./extract-findings.js";
 import { MAX_POSITION, MAX_PROBLEMS } from "./finding-collector.js";
 import { MAX_PATH_LENGTH } from "./map-path.js";
@@ -27,7 +27,7 @@ export function checkedParseResult(message: unknown, request: Pick<ExtractReques
     line: position,
     endLine: position,
     column: position,
-    severity: SeverityLevel,
+    severity: Severity,
     message: text,
     rule: text.nullable(),
     helper: z.literal(request.helper),

@@ -1,12 +1,13 @@
 import { quote } from "@reviewbot/policy/config-error";
 import { createFindingCollector, type FindingCollector } from "./finding-collector.js";
-import type { FindingSeverity, ParseContext, ParseOutcome } from "./finding.js";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
 import { sarifMessageReader, type SarifMessageReader } from "./sarif-message.js";
 import { sarifPathResolver, type SarifPathResolver } from "./sarif-uri.js";
 
 // SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
-const LEVELS: Readonly<Record<string, FindingSeverity>> = { error: "error", warning: "warning", note: "notice", none: "notice" };
+const LEVELS: Readonly<Record<string, Severity>> = { error: "error", warning: "warning", note: "notice", none: "notice" };
 // §3.27.9: results of these kinds are not problems (a passed or inapplicable check).
 const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
 

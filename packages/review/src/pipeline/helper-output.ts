@@ -1,7 +1,7 @@
 import { sanitiseText } from "../findings/sanitise-output.js";
 import { runOutcome, type RunOutcome } from "@reviewbot/sandbox/run-outcome";
 import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
-import type { HelperOutcome } from "./report.js";
+import type { HelperOutcome } from "@reviewbot/contracts/helper-outcome";
 
 /** What a report keeps of a helper's raw output: enough to debug, never enough to flood. */
 const REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 } as const;

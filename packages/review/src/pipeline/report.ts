@@ -1,3 +1,5 @@
+import type { AiReport } from "@reviewbot/contracts/ai-report";
+import type { HelperOutcome } from "@reviewbot/contracts/helper-outcome";
 import type { ConfigError } from "@reviewbot/policy/config-error";
 import type { LineRange } from "@reviewbot/overlay/pull-diff";
 import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-overlay";
@@ -5,14 +7,6 @@ import type { EngineName } from "@reviewbot/core/engine-names";
 import type { FilterMode } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";
 import type { AnchoredFinding } from "./anchor-findings.js";
-import type { AiReport } from "../ai/ai-report.js";
-
-/**
- * What happened to one helper. Infrastructure outcomes (timeout, OOM kill, output cut, a failed
- * install, a run cancelled because the review was) are kept apart from "the tool ran and found
- * problems".
- */
-export type HelperOutcome = "passed" | "findings" | "failed" | "cancelled" | "timeout" | "oom" | "truncated";
 
 /** What happened to a helper's install hook (see docs/review.md, "Install hooks"). */
 export interface InstallReport {

@@ -4,7 +4,7 @@ import { helperCeilings } from "@reviewbot/policy/limit-narrowing";
 import { buildHelperArgv } from "@reviewbot/policy/runtime-args";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import { aiOff } from "../ai/ai-report.js";
+import { aiReportOff } from "@reviewbot/contracts/ai-report";
 import { blobLines } from "../ai/blob-lines.js";
 import { repoSourceOf } from "../ai/repo-source.js";
 import { anchorFindings } from "./anchor-findings.js";
@@ -108,7 +108,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const findingsDone = performance.now();
     // One reader of the checkout's lines for the AI review's anchors and the helper findings'.
     const lineText = blobLines(repoSourceOf(checkout), checkout.diff);
-    let ai = aiOff("no model is configured");
+    let ai = aiReportOff("no model is configured");
     if (deps.ai !== undefined) {
       progress({ stage: "ai", message: "running the AI review" });
       ai = await deps.ai({

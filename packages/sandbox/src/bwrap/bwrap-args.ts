@@ -1,9 +1,7 @@
 import { posix } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
+import { SANDBOX_IDS } from "../uids/sandbox-ids.js";
 
-/** The numeric user and group helpers run as inside every sandbox (the helper images' `USER`). */
-export const SANDBOX_UID = 10001;
-export const SANDBOX_GID = 10001;
 /** The descriptor bwrap reads the seccomp program from: the fourth stdio pipe of the spawn. */
 export const SECCOMP_FD = 3;
 /**
@@ -50,7 +48,7 @@ export function bwrapArgs(input: BwrapArgsInput): string[] {
   const args = [
     ...["--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL"],
     ...["--die-with-parent", "--new-session", "--clearenv", "--hostname", "sandbox"],
-    ...["--uid", String(SANDBOX_UID), "--gid", String(SANDBOX_GID)],
+    ...["--uid", String(SANDBOX_IDS.uid), "--gid", String(SANDBOX_IDS.gid)],
     ...["--ro-bind", input.rootfs, "/"],
     ...["--ro-bind", input.worktree, SANDBOX_WORKDIR],
     ...["--proc", "/proc", "--dev", "/dev"],

@@ -13,12 +13,6 @@ export const LABELS = {
   deadline: "io.reviewbot.deadline",
 } as const;
 
-/**
- * The numeric user a helper runs as when the engine has no host uid pool (a worker that is not
- * root): the images create it. A root worker gives each run its own uid instead (`HostUidPool`).
- */
-export const SANDBOX_IDS = { uid: 10001, gid: 10001 } as const;
-export const SANDBOX_USER = `${String(SANDBOX_IDS.uid)}:${String(SANDBOX_IDS.gid)}`;
 export const WORKTREE_MOUNT = "/work";
 const NPROC_HEADROOM = 8;
 /** At or below the worker's hard limit, which the runtime cannot raise (no CAP_SYS_RESOURCE). */
@@ -47,7 +41,7 @@ export interface ContainerProfileOptions {
   readonly deadline: number;
   /** Host file holding the helper's stdin, when it has one. */
   readonly stdinFile?: string;
-  /** `uid:gid` the helper runs as: the run's own host uid, or {@link SANDBOX_USER}. */
+  /** `uid:gid` the helper runs as: the run's own host uid, or `SANDBOX_IDS` (uids/sandbox-ids.ts). */
   readonly user: string;
 }
 

@@ -1,5 +1,5 @@
 import { AppError } from "@reviewbot/core/errors";
-import { SANDBOX_IDS } from "../container/container-profile.js";
+import { SANDBOX_IDS } from "./sandbox-ids.js";
 import type { DaemonUidNames } from "./daemon-uid-names.js";
 import type { HostUidPool } from "./host-uid-pool.js";
 
