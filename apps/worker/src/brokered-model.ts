@@ -1,19 +1,14 @@
-import type { ChatModel } from "@reviewbot/llm/chat";
+import type { BudgetedModel } from "@reviewbot/llm/chat";
 import type { AiOffer } from "@reviewbot/queue/worker-protocol";
 import type { JobClient } from "./job-client.js";
-
-/** The model as a worker reaches it: through the api's broker, for one job it holds. */
-export interface BrokeredModel extends ChatModel {
-  /** Tokens the job may still spend, as the broker last said (its whole budget before the first call). */
-  tokensLeft(): number;
-}
 
 /**
  * A `ChatModel` for one claimed job: every call goes to the api's model broker with the job id and
  * lock token; the worker never holds the model's key or URL. The broker's answer carries the job's
- * token budget, which the review loop uses to plan its last turn.
+ * token budget, which the review loop uses to plan its last turn: `tokensLeft` is what the broker
+ * last said (the offer's whole budget before the first call).
  */
-export function brokeredModel(jobs: JobClient, jobId: string, lockToken: string, offer: AiOffer): BrokeredModel {
+export function brokeredModel(jobs: JobClient, jobId: string, lockToken: string, offer: AiOffer): BudgetedModel {
   let left = offer.jobTokens;
   return {
     model: offer.model,
