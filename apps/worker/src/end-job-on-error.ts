@@ -2,7 +2,8 @@ import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { isAppError, type AppError, type ErrorCode } from "@reviewbot/core/errors";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { failure, report } from "./job-outcome.js";
-import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 import { abortCause } from "./running-jobs.js";
 
 /** Refusals of the api itself: reporting an outcome for such a job would be refused too. */

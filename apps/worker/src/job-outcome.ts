@@ -1,7 +1,7 @@
 import type { ErrorCode } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { JobOutcome } from "@reviewbot/queue/worker-protocol";
-import type { ProcessDependencies } from "./process-review-job.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
 
 /** A `failed` outcome, its reason cut to the 2000 characters the api takes. */
 export function failure(code: ErrorCode, reason: string): JobOutcome {

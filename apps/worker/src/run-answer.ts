@@ -2,7 +2,8 @@ import type { Logger } from "@reviewbot/core/logger";
 import { MAX_ANSWER_CHARS, type ClaimResponse } from "@reviewbot/queue/worker-protocol";
 import { createThreadAnswerer } from "@reviewbot/review/ai/answer-thread";
 import { jobAiOptions } from "./job-ai-reviewer.js";
-import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 
 /**
  * A claimed job that answers a reply in one of our review threads: the PR checked out like a

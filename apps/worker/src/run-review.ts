@@ -5,7 +5,8 @@ import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import { failure } from "./job-outcome.js";
-import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 import { untilAborted } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 
