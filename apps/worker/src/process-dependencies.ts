@@ -11,10 +11,7 @@ import type { ReviewSource } from "./review-source.js";
 import type { RunningJobs } from "./running-jobs.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
 
-/**
- * What the review processor runs with, built once in `main.ts`. Each job's steps get a copy whose
- * `logger` is the job's child logger.
- */
+/** What the review processor runs with, built once in `main.ts`. */
 export interface ProcessDependencies {
   /** A non-blocking command connection (PR leases, PR state): the worker's Redis user reaches nothing else of ours. */
   readonly redis: Redis;
@@ -24,6 +21,7 @@ export interface ProcessDependencies {
   readonly cache: CloneCache;
   readonly engine: SandboxEngine;
   readonly operator: OperatorPolicy;
+  /** The root logger: each job logs through its own child (`HeldJob.logger`). */
   readonly logger: Logger;
   readonly running: RunningJobs;
   readonly metrics: WorkerMetrics;
