@@ -1,23 +1,18 @@
 import { AppError } from "@reviewbot/core/errors";
-import type { ChatModel } from "@reviewbot/contracts/chat";
+import type { BudgetedModel } from "@reviewbot/contracts/chat";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmEnabledSettings } from "@reviewbot/llm/llm-settings";
 import type { ModelClient } from "@reviewbot/llm/model-client";
-
-/** The model as the CLI reaches it: the provider itself, within the review's own budget. */
-export interface LocalModel extends ChatModel {
-  /** Tokens the review may still spend (REVIEWBOT_LLM_JOB_TOKENS less what the answers used). */
-  tokensLeft(): number;
-}
 
 /**
  * The CLI's own broker for one review: what the api's broker keeps in Redis per job is kept here
  * in memory. A call is let through while the job's token cap (and, with prices, its spend cap) is
  * not used up, its output is clamped to the operator's cap and to the tokens left, and each
- * answer's usage is counted. The installation's daily caps do not apply: a CLI run has no
- * installation, and its operator is the one paying.
+ * answer's usage is counted (`tokensLeft` is REVIEWBOT_LLM_JOB_TOKENS less what the answers used).
+ * The installation's daily caps do not apply: a CLI run has no installation, and its operator is
+ * the one paying.
  */
-export function localModel(client: Pick<ModelClient, "complete">, llm: LlmEnabledSettings): LocalModel {
+export function localModel(client: Pick<ModelClient, "complete">, llm: LlmEnabledSettings): BudgetedModel {
   let usedTokens = 0;
   let spent = 0;
   const refuse = (what: string): never => {

@@ -1,25 +1,20 @@
-import type { ChatModel } from "@reviewbot/contracts/chat";
+import type { BudgetedModel } from "@reviewbot/contracts/chat";
 import type { AiOffer } from "@reviewbot/contracts/worker-protocol";
-import type { JobClient } from "./job-client.js";
-
-/** The model as a worker reaches it: through the api's broker, for one job it holds. */
-export interface BrokeredModel extends ChatModel {
-  /** Tokens the job may still spend, as the broker last said (its whole budget before the first call). */
-  tokensLeft(): number;
-}
+import type { ClaimedJob } from "./claimed-job.js";
 
 /**
- * A `ChatModel` for one claimed job: every call goes to the api's model broker with the job id and
- * lock token; the worker never holds the model's key or URL. The broker's answer carries the job's
- * token budget, which the review loop uses to plan its last turn.
+ * A `ChatModel` for one claimed job: every call goes to the api's model broker under the job's
+ * claim (`ClaimedJob.model`); the worker never holds the model's key or URL. The broker's answer carries the job's
+ * token budget, which the review loop uses to plan its last turn: `tokensLeft` is what the broker
+ * last said (the offer's whole budget before the first call).
  */
-export function brokeredModel(jobs: JobClient, jobId: string, lockToken: string, offer: AiOffer): BrokeredModel {
+export function brokeredModel(job: Pick<ClaimedJob, "model">, offer: AiOffer): BudgetedModel {
   let left = offer.jobTokens;
   return {
     model: offer.model,
     tokensLeft: () => left,
     async complete(request, signal) {
-      const answer = await jobs.model(jobId, lockToken, request, signal);
+      const answer = await job.model(request, signal);
       left = Math.max(0, answer.budget.maxTokens - answer.budget.usedTokens);
       return answer.response;
     },

@@ -1,12 +1,11 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { isAppError, type AppError, type ErrorCode } from "@reviewbot/core/errors";
+import { isAppError, type AppError } from "@reviewbot/core/errors";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
-import { failure, report } from "./job-outcome.js";
-import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import { isRefusal, type HeldJob } from "./held-job.js";
+import { failure, reportAnyway } from "./job-outcome.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 import { abortCause } from "./running-jobs.js";
-
-/** Refusals of the api itself: reporting an outcome for such a job would be refused too. */
-const REFUSED_BY_API = new Set<ErrorCode>(["JOB_NOT_HELD", "OUTCOME_RECORDED"]);
 
 /** A job of a busy installation waits what the api says (`Retry-After`), within these bounds. */
 const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
@@ -17,17 +16,17 @@ const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
  * hands the job back at once; a cancel is reported (`REVIEW_CANCELLED`) and ends the job; a deadline
  * is reported (`REVIEW_TIMEOUT`) and fails it for good. Any other error is reported when it is final
  * (see {@link attemptFailure}) and rethrown. Called while the job still holds its PR's lease.
+ * `lockToken` is BullMQ's, as the processor got it, for moving the job; `held` reports to the api.
  */
 export async function endJobOnError(
   job: Job,
   lockToken: string | undefined,
+  held: HeldJob,
   err: unknown,
   signal: AbortSignal,
-  deps: ProcessDependencies,
+  deps: Pick<ProcessDependencies, "metrics">,
 ): Promise<ReviewJobResult> {
-  const jobId = job.id ?? "";
-  const lock = lockToken ?? "";
-  const logger = deps.logger;
+  const logger = held.logger;
   if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
     const delayMs = busyDelayMs(err);
     deps.metrics.countJob("busy");
@@ -43,21 +42,21 @@ export async function endJobOnError(
     throw new DelayedError();
   }
   if (cause === "cancelled") {
-    await report(deps, jobId, lock, failure("REVIEW_CANCELLED", signal.reason instanceof Error ? signal.reason.message : "cancelled"), logger);
+    await reportAnyway(held, failure("REVIEW_CANCELLED", signal.reason instanceof Error ? signal.reason.message : "cancelled"));
     deps.metrics.countJob("cancelled");
     logger.info("review cancelled");
     return { outcome: "cancelled" };
   }
   if (cause === "deadline") {
     const message = signal.reason instanceof Error ? signal.reason.message : "deadline";
-    await report(deps, jobId, lock, failure("REVIEW_TIMEOUT", message), logger);
+    await reportAnyway(held, failure("REVIEW_TIMEOUT", message));
     deps.metrics.countJob("timed-out");
     logger.warn({ attempt: job.attemptsMade + 1 }, "review ran past its deadline");
     throw new UnrecoverableError(`REVIEW_TIMEOUT: ${message}`);
   }
   // A review that failed for good is reported while it holds the PR's lease, unless the api refused the job itself.
   const { final, code, reason } = attemptFailure(job, err);
-  if (final && !REFUSED_BY_API.has(code)) await report(deps, jobId, lock, failure(code, reason), logger);
+  if (final && !isRefusal(code)) await reportAnyway(held, failure(code, reason));
   throw err;
 }
 

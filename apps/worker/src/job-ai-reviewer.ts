@@ -1,10 +1,8 @@
-import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { ClaimResponse } from "@reviewbot/contracts/worker-protocol";
 import { createAiReviewer, type AiReviewOptions } from "@reviewbot/review/ai/ai-review";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import { brokeredModel } from "./brokered-model.js";
-import type { JobClient } from "./job-client.js";
+import type { ClaimedJob } from "./claimed-job.js";
 
 /** Time kept after the AI review's last turn for placing findings and reporting before the deadline. */
 const REPORT_MARGIN_MS = 60_000;
@@ -16,42 +14,29 @@ const REPORT_MARGIN_MS = 60_000;
  * deadline, so the last turn still has a token to read with. Everything sent to the model is
  * scrubbed of the secrets this worker knows (its credential, the Redis password, the job's token).
  */
-export function jobAiOptions(
-  claim: ClaimResponse,
-  call: { readonly jobs: JobClient; readonly jobId: string; readonly lockToken: string },
-  deps: { readonly scrubber: SecretScrubber; readonly logger: Logger; readonly reviewDeadlineMs: number },
-): AiReviewOptions | undefined {
+export function jobAiOptions(claimed: ClaimedJob, deps: { readonly scrubber: SecretScrubber; readonly reviewDeadlineMs: number }): AiReviewOptions | undefined {
+  const { claim } = claimed;
   const offer = claim.ai;
   if (offer === null) return undefined;
-  const { jobs, jobId, lockToken } = call;
   const tokenEnd = claim.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(claim.expiresAt);
   const deadline = Math.min(Number.isNaN(tokenEnd) ? Date.now() : tokenEnd, Date.now() + deps.reviewDeadlineMs) - REPORT_MARGIN_MS;
-  const model = brokeredModel(jobs, jobId, lockToken, offer);
+  const model = brokeredModel(claimed, offer);
   return {
     model,
     tokensLeft: () => model.tokensLeft(),
     contextTokens: offer.contextTokens,
     maxOutputTokens: offer.maxOutputTokens,
     deadline,
-    ...(offer.fetchUrl ? { fetchUrl: (url: string, signal: AbortSignal) => jobs.fetchUrl(jobId, lockToken, url, signal) } : {}),
-    cache: {
-      get: async (key) => (await jobs.aiCache(jobId, lockToken, key)).result,
-      put: async (key, result) => {
-        await jobs.aiCache(jobId, lockToken, key, result);
-      },
-    },
+    ...(offer.fetchUrl ? { fetchUrl: (url: string, signal: AbortSignal) => claimed.fetch(url, signal) } : {}),
+    cache: claimed.aiCache,
     scrub: (text) => deps.scrubber.scrub(text),
-    logger: deps.logger,
+    logger: claimed.logger,
     ...(claim.previous === null ? {} : { previous: claim.previous }),
   };
 }
 
 /** The AI review of one claimed job (see {@link jobAiOptions}), when the claim offered a model. */
-export function jobAiReviewer(
-  claim: ClaimResponse,
-  call: Parameters<typeof jobAiOptions>[1],
-  deps: Parameters<typeof jobAiOptions>[2],
-): AiReviewer | undefined {
-  const options = jobAiOptions(claim, call, deps);
+export function jobAiReviewer(claimed: ClaimedJob, deps: Parameters<typeof jobAiOptions>[1]): AiReviewer | undefined {
+  const options = jobAiOptions(claimed, deps);
   return options === undefined ? undefined : createAiReviewer(options);
 }

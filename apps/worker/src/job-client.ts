@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { AppError, ErrorCode, isAppError } from "@reviewbot/core/errors";
+import type { Logger } from "@reviewbot/core/logger";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import type { ChatRequest } from "@reviewbot/contracts/chat";
 import {
   AiCacheResponse,
   ClaimResponse,
@@ -13,8 +13,9 @@ import {
   JOB_REPORT_PATH,
   ModelResponse,
   ReportResponse,
-  type JobOutcome,
 } from "@reviewbot/contracts/worker-protocol";
+import type { ClaimedJob } from "./claimed-job.js";
+import { isRefusal, type HeldJob } from "./held-job.js";
 
 /** The broker's answers about the model and fetches: final for the call, whatever their status. */
 const BROKER_ANSWERS: ReadonlySet<ErrorCode> = new Set(["LLM_UNAVAILABLE", "LLM_REFUSED", "LLM_RESPONSE_INVALID", "LLM_BUDGET_EXCEEDED", "FETCH_FAILED"]);
@@ -33,21 +34,16 @@ export interface JobClientOptions {
 
 /** What a worker asks of the api for a job it holds, with the lock token BullMQ gave it. */
 export interface JobClient {
-  /** The job as the api sealed it, and its repository token when the api has a GitHub App. */
-  claim(jobId: string, lockToken: string): Promise<ClaimResponse>;
-  /** How the job ended; the api publishes it once. */
-  report(jobId: string, lockToken: string, outcome: JobOutcome): Promise<ReportResponse>;
-  /** One model call through the api's broker (the key stays there). */
-  model(jobId: string, lockToken: string, request: ChatRequest, signal?: AbortSignal): Promise<ModelResponse>;
-  /** The model's `fetch_url`, performed by the api under the operator's allowlist. */
-  fetchUrl(jobId: string, lockToken: string, url: string, signal?: AbortSignal): Promise<FetchResponse>;
-  /** A cached chunk result of this job's PR and head (`get`), or stores one (`put`). */
-  aiCache(jobId: string, lockToken: string, key: string, result?: unknown): Promise<AiCacheResponse>;
+  /** The job this worker holds under `lockToken`, before any claim: enough to report how it ended. Sends nothing. */
+  hold(jobId: string, lockToken: string, logger: Logger): HeldJob;
+  /** Claims a held job: the api answers with the job as it sealed it, and its repository token when it has a GitHub App. */
+  claim(held: HeldJob): Promise<ClaimedJob>;
 }
 
 /**
  * The worker's side of the api's worker routes (packages/queue worker-protocol). A refusal keeps
- * its code (`JOB_NOT_HELD`, `OUTCOME_RECORDED`, …: final), except a refused credential, which says
+ * its code (`JOB_NOT_HELD`, `OUTCOME_RECORDED`, …: final; a report returns it instead, see
+ * {@link HeldJob.report}), except a refused credential, which says
  * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few
  * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried. `INSTALLATION_BUSY` is
  * not retried here: it carries the api's `Retry-After` (as `details.retryAfterMs`) for the job's caller.
@@ -68,14 +64,38 @@ export function createJobClient(options: JobClientOptions): JobClient {
       }
     }
   };
+  const hold = (jobId: string, lockToken: string, logger: Logger): HeldJob => ({
+    id: jobId,
+    lockToken,
+    logger,
+    report: async (outcome) => {
+      try {
+        return await call(JOB_REPORT_PATH, { jobId, lockToken, outcome }, ReportResponse);
+      } catch (err) {
+        if (isAppError(err) && isRefusal(err.code)) return { status: "refused", error: err };
+        throw err;
+      }
+    },
+  });
   return {
-    claim: (jobId, lockToken) => call(JOB_CLAIM_PATH, { jobId, lockToken }, ClaimResponse),
-    report: (jobId, lockToken, outcome) => call(JOB_REPORT_PATH, { jobId, lockToken, outcome }, ReportResponse),
-    model: (jobId, lockToken, request, signal) =>
-      call(JOB_MODEL_PATH, { jobId, lockToken, request }, ModelResponse, { timeoutMs: options.modelTimeoutMs ?? 600_000, signal }),
-    fetchUrl: (jobId, lockToken, url, signal) => call(JOB_FETCH_PATH, { jobId, lockToken, url }, FetchResponse, { timeoutMs: options.timeoutMs, signal }),
-    aiCache: (jobId, lockToken, key, result) =>
-      call(JOB_AI_CACHE_PATH, result === undefined ? { jobId, lockToken, op: "get", key } : { jobId, lockToken, op: "put", key, result }, AiCacheResponse),
+    hold,
+    claim: async (held) => {
+      const { id: jobId, lockToken } = held;
+      const claim = await call(JOB_CLAIM_PATH, { jobId, lockToken }, ClaimResponse);
+      return {
+        ...held,
+        claim,
+        model: (request, signal) =>
+          call(JOB_MODEL_PATH, { jobId, lockToken, request }, ModelResponse, { timeoutMs: options.modelTimeoutMs ?? 600_000, signal }),
+        fetch: (url, signal) => call(JOB_FETCH_PATH, { jobId, lockToken, url }, FetchResponse, { timeoutMs: options.timeoutMs, signal }),
+        aiCache: {
+          get: async (key) => (await call(JOB_AI_CACHE_PATH, { jobId, lockToken, op: "get", key }, AiCacheResponse)).result,
+          put: async (key, result) => {
+            await call(JOB_AI_CACHE_PATH, { jobId, lockToken, op: "put", key, result }, AiCacheResponse);
+          },
+        },
+      };
+    },
   };
 }
 

@@ -1,58 +1,17 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import type { Redis } from "ioredis";
-import type { Logger } from "@reviewbot/core/logger";
-import type { CloneCache } from "@reviewbot/overlay/clone-cache";
-import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import { PullRequestLease } from "@reviewbot/queue/pull-request-lease";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { readReviewJob } from "@reviewbot/queue/queued-review-job";
+import type { Logger } from "@reviewbot/core/logger";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
-import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
-import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
-import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import type { JobClient } from "./job-client.js";
-import type { ReviewSource } from "./review-source.js";
 import { endJobOnError } from "./end-job-on-error.js";
 import { jobAiReviewer } from "./job-ai-reviewer.js";
-import { report } from "./job-outcome.js";
+import { reportAnyway } from "./job-outcome.js";
 import { runAnswer } from "./run-answer.js";
 import { runReview } from "./run-review.js";
-import type { RunningJobs } from "./running-jobs.js";
-import type { WorkerMetrics } from "./worker-metrics.js";
-
-export interface ProcessDependencies {
-  /** A non-blocking command connection (PR leases, PR state): the worker's Redis user reaches nothing else of ours. */
-  readonly redis: Redis;
-  /** The api's worker routes: claim a job, report how it ended. */
-  readonly jobs: JobClient;
-  readonly source: ReviewSource;
-  readonly cache: CloneCache;
-  readonly engine: SandboxEngine;
-  readonly operator: OperatorPolicy;
-  readonly logger: Logger;
-  readonly running: RunningJobs;
-  readonly metrics: WorkerMetrics;
-  /** The PR lease's expiry; renewed every third of it while the job runs. */
-  readonly leaseTtlMs: number;
-  readonly filterMode: FilterMode;
-  /** How long a job waits before trying again for a lease another job of its PR holds. */
-  readonly leaseRetryMs: number;
-  /** The registry proxy and deps cache, when the operator turned install hooks on and they can run here. */
-  readonly installHooks?: InstallHookRuntime;
-  /** Holds this worker's secrets and each job's token: scrubbed from what the model is sent. */
-  readonly scrubber: SecretScrubber;
-  /** The review's wall-clock deadline (REVIEWBOT_REVIEW_DEADLINE_MS): the AI review ends before it. */
-  readonly reviewDeadlineMs: number;
-}
-
-export type ReviewJobResult =
-  | { readonly outcome: "completed"; readonly findings: number }
-  | { readonly outcome: "answered" }
-  | { readonly outcome: "skipped" }
-  | { readonly outcome: "superseded" }
-  | { readonly outcome: "cancelled" };
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 
 /**
  * The BullMQ processor of a review job: skip a superseded head, take the PR's lease, claim the job
@@ -78,7 +37,7 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
   }
   const logger = deps.logger.child({ jobId: job.id, repo: queued.repository, pr: queued.pullNumber, headSha: queued.headSha });
   try {
-    return await reviewQueuedJob(job, lockToken, queued, { ...deps, logger });
+    return await reviewQueuedJob(job, lockToken, queued, deps, logger);
   } catch (err) {
     // Deferred, handed back, or failed for good where that was decided (a deadline): logged there.
     if (err instanceof DelayedError || err instanceof UnrecoverableError) throw err;
@@ -90,14 +49,19 @@ export async function processReviewJob(job: Job, lockToken: string | undefined, 
 }
 
 /** The job once read: supersession, the PR's lease, the claim, then the review or the answer. */
-async function reviewQueuedJob(job: Job, lockToken: string | undefined, queued: ReviewJob, deps: ProcessDependencies): Promise<ReviewJobResult> {
+async function reviewQueuedJob(
+  job: Job,
+  lockToken: string | undefined,
+  queued: ReviewJob,
+  deps: ProcessDependencies,
+  logger: Logger,
+): Promise<ReviewJobResult> {
   const jobId = job.id ?? "";
-  const lock = lockToken ?? "";
-  const logger = deps.logger;
+  const held = deps.jobs.hold(jobId, lockToken ?? "", logger);
   // A job that answers a reply is no review of a head: a push neither supersedes nor waits for it.
   const answering = queued.reply !== null;
   if (!answering && (await isSuperseded(deps.redis, queued))) {
-    await report(deps, jobId, lock, { kind: "skipped" }, logger);
+    await reportAnyway(held, { kind: "skipped" });
     deps.metrics.countJob("superseded");
     logger.info("review superseded before it started");
     return { outcome: "superseded" };
@@ -110,13 +74,12 @@ async function reviewQueuedJob(job: Job, lockToken: string | undefined, queued: 
   }
   const { signal, finish } = deps.running.add(jobId);
   try {
-    const claim = await deps.jobs.claim(jobId, lock);
+    const claimed = await deps.jobs.claim(held);
     // What the job is comes from the api's sealed job, not the queued copy.
-    if (claim.job.reply !== null) return await runAnswer(jobId, lock, claim, signal, deps);
-    const ai = jobAiReviewer(claim, { jobs: deps.jobs, jobId, lockToken: lock }, deps);
-    return await runReview(job, lock, claim, signal, deps, ai);
+    if (claimed.claim.job.reply !== null) return await runAnswer(claimed, signal, deps);
+    return await runReview(job, claimed, signal, deps, jobAiReviewer(claimed, deps));
   } catch (err) {
-    return await endJobOnError(job, lockToken, err, signal, deps);
+    return await endJobOnError(job, lockToken, held, err, signal, deps);
   } finally {
     finish();
     await lease?.release().catch((err: unknown) => {

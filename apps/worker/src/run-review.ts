@@ -1,11 +1,12 @@
 import type { Job } from "bullmq";
-import type { ClaimResponse } from "@reviewbot/contracts/worker-protocol";
 import { isSuperseded } from "@reviewbot/queue/pull-request-state";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
-import { failure } from "./job-outcome.js";
-import type { ProcessDependencies, ReviewJobResult } from "./process-review-job.js";
+import type { ClaimedJob } from "./claimed-job.js";
+import { failure, reportResult } from "./job-outcome.js";
+import type { ProcessDependencies } from "./process-dependencies.js";
+import type { ReviewJobResult } from "./review-job-result.js";
 import { untilAborted } from "./running-jobs.js";
 import { toPublishedReport } from "./to-published-report.js";
 
@@ -19,20 +20,19 @@ const ABORT_GRACE_MS = 10_000;
  */
 export async function runReview(
   job: Job,
-  lock: string,
-  claim: ClaimResponse,
+  claimed: ClaimedJob,
   signal: AbortSignal,
   deps: ProcessDependencies,
   ai: AiReviewer | undefined,
 ): Promise<ReviewJobResult> {
-  const jobId = job.id ?? "";
+  const { claim, logger } = claimed;
   const review = claim.job;
   // Shown per job in the dashboard: the stage, a line, and helpers done of total.
   const progress = (update: ReviewProgress): void => {
     void job.updateProgress({ ...update }).catch(() => undefined);
     // Between stages: a newer head makes the rest of this review pointless.
     void isSuperseded(deps.redis, review).then(
-      (superseded) => superseded && deps.running.cancel(jobId, "superseded by a newer head"),
+      (superseded) => superseded && deps.running.cancel(claimed.id, "superseded by a newer head"),
       () => undefined,
     );
   };
@@ -40,12 +40,12 @@ export async function runReview(
   // The PR's title and description (untrusted) go to the context script and the model as data.
   const pullRequest = { number: review.pullNumber, ...(claim.pullRequest ?? {}) };
   const pipeline = reviewPullRequest(
-    { ...source.request, label: jobId, filterMode: deps.filterMode, signal, pullRequest },
+    { ...source.request, label: claimed.id, filterMode: deps.filterMode, signal, pullRequest },
     {
       cache: deps.cache,
       engine: deps.engine,
       operator: deps.operator,
-      logger: deps.logger,
+      logger,
       secrets: source.secrets,
       onProgress: progress,
       ...(deps.installHooks === undefined ? {} : { installHooks: deps.installHooks }),
@@ -63,14 +63,14 @@ export async function runReview(
   deps.metrics.observeTimings(report.timings);
   if (signal.aborted) throw signal.reason;
   if (await isSuperseded(deps.redis, review)) {
-    await deps.jobs.report(jobId, lock, failure("REVIEW_CANCELLED", "superseded by a newer head"));
+    await reportResult(claimed, failure("REVIEW_CANCELLED", "superseded by a newer head"));
     deps.metrics.countJob("superseded");
-    deps.logger.info("review superseded before publishing");
+    logger.info("review superseded before publishing");
     return { outcome: "superseded" };
   }
   void job.updateProgress({ stage: "publishing", message: `${report.findings.length} finding(s)` }).catch(() => undefined);
-  await deps.jobs.report(jobId, lock, { kind: "completed", report: toPublishedReport(report) });
+  await reportResult(claimed, { kind: "completed", report: toPublishedReport(report) });
   deps.metrics.countJob("completed");
-  deps.logger.info({ findings: report.findings.length, totalMs: report.timings.totalMs }, "review completed");
+  logger.info({ findings: report.findings.length, totalMs: report.timings.totalMs }, "review completed");
   return { outcome: "completed", findings: report.findings.length };
 }

@@ -86,3 +86,13 @@ export interface ChatModel {
   /** @throws AppError `LLM_UNAVAILABLE` (retryable), `LLM_REFUSED`, `LLM_BUDGET_EXCEEDED`. */
   complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatResponse>;
 }
+
+/**
+ * A `ChatModel` that spends from one review's token budget: the worker's, whose budget the api's
+ * broker keeps per job, and the CLI's, which keeps it in memory. The review loop reads what is left
+ * to plan its last turn.
+ */
+export interface BudgetedModel extends ChatModel {
+  /** Tokens the review may still spend, as last counted (its whole budget before the first call). */
+  tokensLeft(): number;
+}
