@@ -25,7 +25,7 @@ import { toLlmSettings } from "@reviewbot/llm/llm-settings";
 import { loadApiConfig, type ApiConfig } from "./api-config.js";
 import { createModelBroker } from "./broker/model-broker.js";
 import { createApiMetrics, type ApiMetrics } from "./api-metrics.js";
-import { createApiApp } from "./http/create-api-app.js";
+import { createApiApp } from "./routes/create-api-app.js";
 import type { PullRequestResolver } from "./publisher/handle-github-task.js";
 import { createLocalSink } from "./publisher/local-sink.js";
 import { startPublisher } from "./publisher/start-publisher.js";

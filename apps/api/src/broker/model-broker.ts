@@ -4,7 +4,7 @@ import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmSettings } from "@reviewbot/llm/llm-settings";
 import { createModelClient } from "@reviewbot/llm/model-client";
-import type { ApiDeps } from "../http/create-api-app.js";
+import type { ApiDeps } from "../routes/create-api-app.js";
 import { ModelBudget } from "./model-budget.js";
 
 type BrokerSettings = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
