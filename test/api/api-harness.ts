@@ -10,7 +10,7 @@ import { InstallationSlots } from "@reviewbot/api/broker/installation-slots";
 import { ModelBudget, type ModelBudgetLimits } from "@reviewbot/api/broker/model-budget";
 import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault";
 import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
-import { createApiApp, type ApiDeps } from "@reviewbot/api/http/create-api-app";
+import { createApiApp, type ApiDeps } from "@reviewbot/api/routes/create-api-app";
 import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
 import { createLogger } from "@reviewbot/core/logger";
 import { SealedBox } from "@reviewbot/core/sealed-box";

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
-import { withDeadline } from "./http/with-deadline.js";
+import { withDeadline } from "./http-kit/with-deadline.js";
 
 /** The API's Prometheus metrics, on a registry of its own (never prom-client's global one). */
 export interface ApiMetrics {

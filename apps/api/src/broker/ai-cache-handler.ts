@@ -3,12 +3,14 @@ import { AppError } from "@reviewbot/core/errors";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { AiCacheRequest, MAX_AI_CACHE_BYTES, type AiCacheResponse } from "@reviewbot/contracts/worker-protocol";
-import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
+import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 
 /** A head's chunk results outlive a stalled or retried job, not the PR's next push by much. */
 const TTL_SECONDS = 24 * 3600;
 /** Chunks of one head with results kept: a 1,000-file PR plans a few dozen; more is a worker misbehaving. */
 const MAX_ENTRIES_PER_HEAD = 200;
+
+const ROUTE = { name: "ai-cache", schema: AiCacheRequest, maxBytes: MAX_AI_CACHE_BYTES + 4096, purpose: "use", noStore: true } as const;
 
 /**
  * `POST /internal/jobs/ai-cache`: the AI review's validated chunk results, so a retried job does
@@ -18,8 +20,8 @@ const MAX_ENTRIES_PER_HEAD = 200;
  * the worker validates it like a fresh answer. A head keeps at most {@link MAX_ENTRIES_PER_HEAD}
  * entries, so a worker cannot fill the api's Redis with them.
  */
-export function aiCacheHandler(deps: JobUseDeps): RequestHandler {
-  return jobUseRoute(deps, { name: "ai-cache", schema: AiCacheRequest, maxBytes: MAX_AI_CACHE_BYTES + 4096 }, async ({ body, job, response }) => {
+export function aiCacheHandler(deps: WorkerRouteDeps): RequestHandler {
+  return workerRoute(deps, ROUTE, async ({ body, job, response }) => {
     const key = cacheKey(job, body.key);
     let answer: AiCacheResponse;
     if (body.op === "put") {

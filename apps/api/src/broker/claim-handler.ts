@@ -1,6 +1,5 @@
 import type { Queue } from "bullmq";
 import type { RequestHandler } from "express";
-import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { PullRequestText } from "@reviewbot/github/describe-pull-request";
@@ -9,16 +8,13 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ClaimRequest, type AiOffer, type ClaimResponse, type ReplyThread } from "@reviewbot/contracts/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
-import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
-import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
-import type { WorkerRegistry } from "./worker-registry.js";
+import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 
 /** Mints an installation token restricted to one repository, read-only (packages/github). */
 export type TokenMinter = (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }>;
 
-export interface ClaimDeps extends JobAuthorityDeps {
-  readonly registry: WorkerRegistry;
+export interface ClaimDeps extends WorkerRouteDeps {
   readonly github: Queue;
   readonly seal: QueueSeal;
   /** Null without a GitHub App (the local sink): claims carry no token. */
@@ -26,7 +22,6 @@ export interface ClaimDeps extends JobAuthorityDeps {
   /** The per-installation concurrency cap. */
   readonly slots: InstallationSlots;
   readonly scrubber: SecretScrubber;
-  readonly logger: Logger;
   /** What the model broker offers every job (fetch_url only with allowlisted hosts); null: AI review off. */
   readonly ai: (Omit<AiOffer, "fetchUrl"> & { readonly fetchHosts: boolean }) | null;
   /** The PR's title and description for the model; asked only when the AI review is on. */
@@ -34,6 +29,8 @@ export interface ClaimDeps extends JobAuthorityDeps {
   /** The thread a job answers (the GitHub App, with the api's record of our comments); null without an App. */
   readonly thread: ((job: ReviewJob) => Promise<ReplyThread | null>) | null;
 }
+
+const ROUTE = { name: "claim", schema: ClaimRequest, maxBytes: 4096, purpose: "claim", noStore: true } as const;
 
 /**
  * `POST /internal/jobs/claim`: a worker holding a job (its lock token) gets the job as the api
@@ -44,42 +41,32 @@ export interface ClaimDeps extends JobAuthorityDeps {
  * A job that answers a reply gets the thread instead, and has no check run to start.
  */
 export function claimHandler(deps: ClaimDeps): RequestHandler {
-  return async (request, response) => {
-    response.setHeader("Cache-Control", "no-store");
-    const fields: Record<string, unknown> = { route: "claim", remoteAddress: request.socket.remoteAddress };
-    try {
-      const { worker, body } = await readWorkerRequest(request, deps.registry, ClaimRequest, 4096);
-      Object.assign(fields, { worker, jobId: body.jobId });
-      const { job, replacedLock, fresh } = await authorizeJobCall(deps, { worker, ...body, purpose: "claim" });
-      Object.assign(fields, { installationId: job.installationId });
-      // A new attempt under a new lock: whatever the previous attempt held dies now.
-      if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
-      // Only a claim that passed the checks above counts against its installation's cap (issue 11).
-      await deps.slots.acquire(job.installationId, body.jobId, fresh);
-      const ai = aiOffer(deps.ai, job.repositoryPrivate);
-      // An answer is about its thread: the PR's description is read for a review only.
-      const pullRequest = ai === null || deps.describe === null || job.reply !== null ? null : await deps.describe(job);
-      const previous = ai === null ? null : await previousReview(deps, job);
-      const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
-      const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
-      if (deps.tokens !== null) {
-        const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
-        const expires = Date.parse(minted.expiresAt);
-        deps.scrubber.register(minted.token, Number.isNaN(expires) ? undefined : expires);
-        const deadline = Math.min(Number.isNaN(expires) ? Number.POSITIVE_INFINITY : expires, Date.now() + deps.tokens.ttlMs);
-        await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
-        Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
-      }
-      if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
-      deps.logger.info(
-        { ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt },
-        "job claimed",
-      );
-      response.status(200).json(answer);
-    } catch (err) {
-      refuseWorkerRequest(response, err, fields, deps.logger);
+  return workerRoute(deps, ROUTE, async ({ body, job, replacedLock, fresh, fields, response }) => {
+    // A new attempt under a new lock: whatever the previous attempt held dies now.
+    if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
+    // Only a claim that passed the checks above counts against its installation's cap (issue 11).
+    await deps.slots.acquire(job.installationId, body.jobId, fresh);
+    const ai = aiOffer(deps.ai, job.repositoryPrivate);
+    // An answer is about its thread: the PR's description is read for a review only.
+    const pullRequest = ai === null || deps.describe === null || job.reply !== null ? null : await deps.describe(job);
+    const previous = ai === null ? null : await previousReview(deps, job);
+    const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
+    const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
+    if (deps.tokens !== null) {
+      const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
+      const expires = Date.parse(minted.expiresAt);
+      deps.scrubber.register(minted.token, Number.isNaN(expires) ? undefined : expires);
+      const deadline = Math.min(Number.isNaN(expires) ? Number.POSITIVE_INFINITY : expires, Date.now() + deps.tokens.ttlMs);
+      await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
+      Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
     }
-  };
+    if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
+    deps.logger.info(
+      { ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt },
+      "job claimed",
+    );
+    response.status(200).json(answer);
+  });
 }
 
 /**

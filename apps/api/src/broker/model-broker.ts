@@ -4,17 +4,25 @@ import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmSettings } from "@reviewbot/llm/llm-settings";
 import { createModelClient } from "@reviewbot/llm/model-client";
-import type { ApiDeps } from "../http/create-api-app.js";
+import type { AiOffer } from "@reviewbot/contracts/worker-protocol";
+import type { UrlFetcher } from "./fetch-handler.js";
 import { ModelBudget } from "./model-budget.js";
+import type { ModelBrokerSettings } from "./model-handler.js";
 
-type BrokerSettings = NonNullable<NonNullable<ApiDeps["workers"]>["model"]>;
+/** The model broker: what the model route calls, what the fetch route fetches with, what a claim offers. */
+export interface ModelBroker extends ModelBrokerSettings {
+  /** Null when the operator allowlisted no host: every fetch is refused. */
+  readonly fetcher: UrlFetcher | null;
+  /** What claims offer every job; `fetchUrl` is decided per job (never for a private repository). */
+  readonly offer: Omit<AiOffer, "fetchUrl">;
+}
 
 /**
  * The model broker's parts from the operator's settings: the upstream client (the key lives in
  * it, registered with the scrubber first), the budget counters, the price table, the allowlisted
  * fetcher, and what claims offer workers. Null when no model is configured.
  */
-export function createModelBroker(llm: LlmSettings, redis: Redis, scrubber: SecretScrubber): BrokerSettings | null {
+export function createModelBroker(llm: LlmSettings, redis: Redis, scrubber: SecretScrubber): ModelBroker | null {
   if (!llm.enabled) return null;
   if (llm.apiKey !== "") scrubber.register(llm.apiKey);
   const client = createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });

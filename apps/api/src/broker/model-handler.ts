@@ -2,7 +2,7 @@ import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
-import { jobUseRoute, type JobUseDeps } from "./job-use-route.js";
+import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 import type { ModelBudget } from "./model-budget.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
@@ -20,9 +20,11 @@ export interface ModelBrokerSettings {
   readonly price: (usage: TokenUsage, model: string) => number;
 }
 
-export interface ModelHandlerDeps extends JobUseDeps {
+export interface ModelHandlerDeps extends WorkerRouteDeps {
   readonly model: ModelBrokerSettings;
 }
+
+const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST_BYTES, purpose: "use", noStore: true } as const;
 
 /**
  * `POST /internal/jobs/model`: one model call for a job the calling worker claimed (the same checks
@@ -33,7 +35,7 @@ export interface ModelHandlerDeps extends JobUseDeps {
  * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
-  return jobUseRoute(deps, { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST_BYTES }, async ({ body, job, signal, fields, response }) => {
+  return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
     Object.assign(fields, { model: body.request.model });
     const settings = deps.model;
     checkRequest(body.request, settings.models);

@@ -1,27 +1,22 @@
 import type { Queue } from "bullmq";
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
-import type { Logger } from "@reviewbot/core/logger";
 import { releaseShare } from "@reviewbot/queue/fair-share";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ReportRequest, type JobOutcome, type ReportResponse } from "@reviewbot/contracts/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
-import { authorizeJobCall, type JobAuthorityDeps } from "./job-authority.js";
 import { recordOutcome } from "./record-outcome.js";
 import type { TokenVault } from "./token-vault.js";
-import { readWorkerRequest, refuseWorkerRequest } from "./worker-request.js";
-import type { WorkerRegistry } from "./worker-registry.js";
+import { workerRoute, type WorkerRouteDeps, type WorkerRouteSpec } from "./worker-route.js";
 
-export interface ReportDeps extends JobAuthorityDeps {
-  readonly registry: WorkerRegistry;
+export interface ReportDeps extends WorkerRouteDeps {
   readonly github: Queue;
   readonly seal: QueueSeal;
   readonly vault: TokenVault | null;
   readonly slots: InstallationSlots;
   readonly maxBytes: number;
-  readonly logger: Logger;
 }
 
 /**
@@ -31,27 +26,27 @@ export interface ReportDeps extends JobAuthorityDeps {
  * freed, its tokens are revoked and its fair-share entry released.
  */
 export function reportHandler(deps: ReportDeps): RequestHandler {
-  return async (request, response) => {
-    const fields: Record<string, unknown> = { route: "report", remoteAddress: request.socket.remoteAddress };
-    try {
-      const { worker, body } = await readWorkerRequest(request, deps.registry, ReportRequest, deps.maxBytes);
-      Object.assign(fields, { worker, jobId: body.jobId, outcome: body.outcome.kind });
-      const { job } = await authorizeJobCall(deps, { worker, jobId: body.jobId, lockToken: body.lockToken, purpose: "report" });
-      refuseMismatch(job, body.outcome);
-      const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
-      await deps.slots.release(job.installationId, body.jobId);
-      await publish(deps, body.jobId, job, body.outcome);
-      await deps.vault?.revokeJob(body.jobId).catch((err: unknown) => {
-        deps.logger.warn({ ...fields, err }, "token revocation failed; the sweeper retries");
-      });
-      await releaseShare(deps.redis, job.installationId, body.jobId);
-      deps.logger.info({ ...fields, status }, "job outcome recorded");
-      const answer: ReportResponse = { status };
-      response.status(200).json(answer);
-    } catch (err) {
-      refuseWorkerRequest(response, err, fields, deps.logger);
-    }
+  const route: WorkerRouteSpec<typeof ReportRequest> = {
+    name: "report",
+    schema: ReportRequest,
+    maxBytes: deps.maxBytes,
+    purpose: "report",
+    noStore: false,
+    logFields: (body) => ({ outcome: body.outcome.kind }),
   };
+  return workerRoute(deps, route, async ({ body, job, fields, response }) => {
+    refuseMismatch(job, body.outcome);
+    const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
+    await deps.slots.release(job.installationId, body.jobId);
+    await publish(deps, body.jobId, job, body.outcome);
+    await deps.vault?.revokeJob(body.jobId).catch((err: unknown) => {
+      deps.logger.warn({ ...fields, err }, "token revocation failed; the sweeper retries");
+    });
+    await releaseShare(deps.redis, job.installationId, body.jobId);
+    deps.logger.info({ ...fields, status }, "job outcome recorded");
+    const answer: ReportResponse = { status };
+    response.status(200).json(answer);
+  });
 }
 
 /**

@@ -3,9 +3,9 @@ import type { z } from "zod";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import { bearerToken } from "../http/bearer-token.js";
-import { readRawBody } from "../webhooks/read-raw-body.js";
-import { rejectRequest } from "../http/reject-request.js";
+import { bearerToken } from "../http-kit/bearer-token.js";
+import { readRawBody } from "../http-kit/read-raw-body.js";
+import { rejectRequest } from "../http-kit/reject-request.js";
 import type { WorkerRegistry } from "./worker-registry.js";
 
 /**

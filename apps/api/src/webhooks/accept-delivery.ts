@@ -8,7 +8,7 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
-import { withDeadline } from "../http/with-deadline.js";
+import { withDeadline } from "../http-kit/with-deadline.js";
 
 export interface DeliveryQueues {
   readonly reviews: Queue;

@@ -7,8 +7,8 @@ import type { ApiMetrics } from "../api-metrics.js";
 import { createBodyReadSlots, type BodyReadSlots } from "./body-read-slots.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
 import { bodyDigest } from "./delivery-ledger.js";
-import { readBodyChunks, refuseDeclaredLength } from "./read-raw-body.js";
-import { rejectRequest } from "../http/reject-request.js";
+import { readBodyChunks, refuseDeclaredLength } from "../http-kit/read-raw-body.js";
+import { rejectRequest } from "../http-kit/reject-request.js";
 import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 export interface WebhookDeps {

@@ -1,23 +1,24 @@
 import type { Queue } from "bullmq";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { type AiOffer, JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/contracts/worker-protocol";
+import { JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/contracts/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ApiMetrics } from "../api-metrics.js";
-import type { BasicCredentials } from "./basic-auth.js";
+import type { BasicCredentials } from "../http-kit/basic-auth.js";
 import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "../webhooks/body-read-slots.js";
 import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "../webhooks/decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
-import { rejectRequest } from "./reject-request.js";
-import { sendError } from "./send-error.js";
+import { rejectRequest } from "../http-kit/reject-request.js";
+import { sendError } from "../http-kit/send-error.js";
 import { aiCacheHandler } from "../broker/ai-cache-handler.js";
 import { claimHandler, type ClaimDeps, type TokenMinter } from "../broker/claim-handler.js";
-import { fetchHandler, type UrlFetcher } from "../broker/fetch-handler.js";
-import { modelHandler, type ModelBrokerSettings } from "../broker/model-handler.js";
+import { fetchHandler } from "../broker/fetch-handler.js";
+import type { ModelBroker } from "../broker/model-broker.js";
+import { modelHandler } from "../broker/model-handler.js";
 import type { InstallationSlots } from "../broker/installation-slots.js";
 import { reportHandler } from "../broker/report-handler.js";
 import type { TokenVault } from "../broker/token-vault.js";
@@ -60,7 +61,7 @@ export interface ApiDeps {
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
     /** The model broker; null when no model is configured: the model, fetch and AI-cache routes answer 404. */
-    readonly model: (ModelBrokerSettings & { readonly fetcher: UrlFetcher | null; readonly offer: Omit<AiOffer, "fetchUrl"> }) | null;
+    readonly model: ModelBroker | null;
   } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
   readonly dashboard: BasicCredentials | null;

@@ -1,6 +1,11 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "@reviewbot/core/errors";
 
+// Every route that reads a body (the webhook, the worker routes) answers these codes: the catalogue
+// names them after the webhook, the first route that read one, and has no generic pair yet. Renaming
+// them is a catalogue change (packages/core, docs/errors.md), not a move: a worker's oversized
+// report has always been 413 WEBHOOK_TOO_LARGE, and reject-request closes the connection on it.
+
 /** A body as the chunks it arrived in: concatenated only by a caller that keeps it. */
 export interface BodyChunks {
   readonly chunks: readonly Buffer[];

@@ -5,9 +5,9 @@ import type { Queue } from "bullmq";
 import { Router, type RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import { hasBasicCredentials, type BasicCredentials } from "./basic-auth.js";
-import { isSameOriginRequest } from "./same-origin.js";
-import { sendError, type ErrorBody } from "./send-error.js";
+import { hasBasicCredentials, type BasicCredentials } from "../http-kit/basic-auth.js";
+import { isSameOriginRequest } from "../http-kit/same-origin.js";
+import { sendError, type ErrorBody } from "../http-kit/send-error.js";
 
 /** Where the dashboard lives; the router is mounted on `/admin`. */
 export const DASHBOARD_PATH = "/admin/queues";

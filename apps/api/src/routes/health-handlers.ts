@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { Redis } from "ioredis";
-import type { ErrorBody } from "./send-error.js";
-import { withDeadline } from "./with-deadline.js";
+import type { ErrorBody } from "../http-kit/send-error.js";
+import { withDeadline } from "../http-kit/with-deadline.js";
 
 /** How long Redis may take to answer PING before the process reports itself not ready. */
 export const READY_DEADLINE_MS = 1000;

@@ -1,0 +1,31 @@
+import type { Express } from "express";
+import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
+import type { ApiConfig } from "../api-config.js";
+import { createApiApp, type ApiDeps } from "../routes/create-api-app.js";
+
+/** Everything but what the operator's settings say: the parts main built. */
+export type HttpAppParts = Omit<ApiDeps, "webhook" | "dashboard">;
+
+/** The api's HTTP app from the operator's settings: the webhook's limits and filter, the dashboard's credentials. */
+export function buildHttpApp(config: ApiConfig, parts: HttpAppParts): Express {
+  return createApiApp({
+    webhook: {
+      secret: config.REVIEWBOT_WEBHOOK_SECRET,
+      maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
+      maxConcurrentReads: config.REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS,
+      filter: {
+        botLogins: config.REVIEWBOT_BOT_LOGINS,
+        reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,
+        checkRunName: CHECK_RUN_NAME,
+        appId: config.sink.kind === "github" ? config.sink.appId : null,
+        pullRequestActions: config.REVIEWBOT_PR_ACTIONS,
+        commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
+        // Replies are answered by the model: without one there is nothing to answer with.
+        answers: config.REVIEWBOT_LLM_BASE_URL !== undefined,
+      },
+    },
+    ...parts,
+    dashboard:
+      config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
+  });
+}

@@ -1,0 +1,29 @@
+import type { Queue, Worker } from "bullmq";
+import type { Logger } from "@reviewbot/core/logger";
+import type { GitHubApp } from "@reviewbot/github/create-github-app";
+import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
+import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import type { ReviewSink } from "@reviewbot/queue/review-sink";
+import type { ApiMetrics } from "../api-metrics.js";
+import type { PullRequestResolver } from "../publisher/handle-github-task.js";
+import { startPublisher } from "../publisher/start-publisher.js";
+import type { ApiRedis } from "./open-redis.js";
+
+export interface PublisherParts {
+  /** Null with the local sink: a `resolve` task cannot be answered without GitHub. */
+  readonly app: GitHubApp | null;
+  readonly sink: ReviewSink;
+  readonly reviews: Queue;
+  readonly redis: ApiRedis;
+  readonly seal: QueueSeal;
+  readonly metrics: ApiMetrics;
+  readonly logger: Logger;
+}
+
+/** Starts the publisher on the GitHub queue, on its own blocking connection. */
+export function buildPublisher(parts: PublisherParts): Worker {
+  const { app, sink, reviews, redis, seal, metrics, logger } = parts;
+  const resolve: PullRequestResolver | null =
+    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
+  return startPublisher({ sink, resolve, reviews, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
+}
