@@ -71,7 +71,7 @@ export interface HarnessModel {
   readonly attempts?: number;
   readonly backoffMs?: number;
   /** `fetch_url`'s fetcher; none (fetch off) unless given. */
-  readonly fetcher?: BrokerDeps["fetcher"];
+  readonly fetcher?: BrokerDeps["fetcher"] | undefined;
 }
 
 export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {

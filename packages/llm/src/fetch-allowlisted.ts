@@ -21,12 +21,12 @@ export interface FetchAllowlistedOptions {
   /** DNS; `node:dns/promises` `lookup` with `all: true` unless a test stands in for it. */
   readonly lookup?: ResolveHost;
   /** The address policy; public unicast only (`isPublicAddress`) unless a test allows loopback. */
-  readonly isAllowedAddress?: (ip: string) => boolean;
+  readonly isAllowedAddress?: ((ip: string) => boolean) | undefined;
   /**
    * Test only: roots to trust *instead of* Node's bundled ones, so a test can serve a self-signed
    * certificate. Certificate and host name checks stay on either way; production leaves it unset.
    */
-  readonly ca?: string | Buffer;
+  readonly ca?: string | Buffer | undefined;
   /** The caller's cancellation: once it aborts, the fetch rejects with its reason. */
   readonly signal?: AbortSignal;
 }
