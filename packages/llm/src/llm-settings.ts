@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { AppError } from "@reviewbot/core/errors";
 import { ANTHROPIC_MESSAGES_PATH } from "./anthropic-request.js";
 import { LlmPricesSetting, parseUsdMicrodollars, type LlmPrices } from "./llm-prices.js";
@@ -86,14 +85,13 @@ const usdCap = z.string().transform((value, ctx) => {
 /**
  * The operator's model settings, as REVIEWBOT_LLM_* variables. An app spreads these fields into
  * its own strict schema and calls {@link refineLlmEnv} from its `superRefine` and
- * {@link toLlmSettings} on the result; {@link loadLlmSettings} does all three for the LLM
- * variables alone.
+ * {@link toLlmSettings} on the result.
  *
  * - `REVIEWBOT_LLM_BASE_URL` absent: the AI review is off (the other settings are not checked
  *   against each other then).
  * - The key: `REVIEWBOT_LLM_API_KEY_FILE` (a file holding it, as Compose secrets and systemd
  *   credentials deliver it), or `REVIEWBOT_LLM_API_KEY` directly, as REDIS_PASSWORD: the shared
- *   env reader ({@link parseEnvConfig}) reads `X_FILE` for a declared `X` and refuses both. None
+ *   env reader (`parseEnvConfig`) reads `X_FILE` for a declared `X` and refuses both. None
  *   for a local server that wants none (Ollama, llama.cpp): no auth header is sent.
  * - Tokens and spend caps feed the api's budget (LLM_BUDGET_EXCEEDED); spend only counts models
  *   that have a price.
@@ -225,19 +223,4 @@ export function toLlmSettings(config: LlmEnv): LlmSettings {
     fetchHosts: Object.freeze([...config.REVIEWBOT_LLM_FETCH_HOSTS]),
     contextTokens: config.REVIEWBOT_LLM_CONTEXT_TOKENS,
   });
-}
-
-/** Parsed settings as the schema gives them: `LlmEnv` then {@link toLlmSettings}. */
-export const LlmSettingsSchema = LlmEnv.transform(toLlmSettings);
-
-/**
- * The LLM settings from an environment's REVIEWBOT_LLM_* variables alone (the key also from
- * `REVIEWBOT_LLM_API_KEY_FILE`), for a caller without its own schema (the CLI's `llm doctor`).
- * An unknown REVIEWBOT_LLM_* name is an error, as every REVIEWBOT_* typo is.
- *
- * @throws AppError `CONFIG_INVALID` naming the first bad variable, never its value.
- */
-export function loadLlmSettings(env: NodeJS.ProcessEnv): LlmSettings {
-  const slice = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith("REVIEWBOT_LLM_")));
-  return toLlmSettings(parseEnvConfig(LlmEnv, slice));
 }

@@ -1,11 +1,19 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { signPayload, verifySignature } from "./verify-signature.js";
+import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 const secret = "a-webhook-secret-of-length";
 const body = Buffer.from('{"action":"opened","number":1}');
+const signPayload = (key: string, raw: Buffer) => `sha256=${createHmac("sha256", key).update(raw).digest("hex")}`;
 const good = signPayload(secret, body);
 
-describe("verifySignature", () => {
+/** What the webhook handler does: the header parsed before the body is read, then the body's HMAC compared with it. */
+function verifySignature(key: string, raw: Buffer, header: string | undefined): boolean {
+  const given = parseSignatureHeader(header);
+  return given !== null && digestMatches(createHmac("sha256", key).update(raw).digest(), given);
+}
+
+describe("parseSignatureHeader and digestMatches", () => {
   it.each([
     ["the right signature", good, body, true],
     ["no header", undefined, body, false],
