@@ -7,7 +7,7 @@ import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
 import type { AiTool } from "./ai-tool.js";
 import { chunkOpening } from "./chunk-opening.js";
 import { readCommitMessages } from "./commit-messages.js";
-import { runChunkLoop, type ChunkOutcome, type LoopLimits } from "./chunk-loop.js";
+import { runChunkLoop, type ChunkOutcome } from "./chunk-loop.js";
 import { estimateTokens } from "./estimate-tokens.js";
 import type { FetchedPage } from "@reviewbot/llm/fetch-allowlisted";
 import { fetchTool } from "./fetch-tool.js";
@@ -23,6 +23,7 @@ import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
 import { SubmitReview } from "./submit-review.js";
+import type { LoopLimits } from "./tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 
 /** Where a job's validated chunk results are kept between attempts (the api's cache, or none). */

@@ -4,7 +4,6 @@ import type { TokenUsage } from "@reviewbot/llm/chat";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { AiReviewOptions } from "./ai-review.js";
 import type { AiTool } from "./ai-tool.js";
-import { runToolLoop, type LoopEnd } from "./chunk-loop.js";
 import { fetchTool } from "./fetch-tool.js";
 import { RepoReader } from "./repo-reader.js";
 import { repoSourceOf } from "./repo-source.js";
@@ -12,6 +11,7 @@ import { repoTools } from "./repo-tools.js";
 import { answerPrompt } from "./review-prompt.js";
 import { readRules } from "./review-rules.js";
 import { submitTool } from "./submit-tool.js";
+import { runToolLoop, type LoopEnd } from "./tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 
 const MAX_TURNS = 12;
