@@ -87,8 +87,8 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       ...helperTools(input.helpers, input.runHelper, REPO_TOOL_NAMES),
     ];
     const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
-    // Half of what is left for the diff; the other half for tool answers during the loop.
     const scope = await reviewScope(source, checkout.diff, options.previous?.headSha ?? null);
+    // Half of what is left for the diff; the other half for tool answers during the loop.
     const plan = planChunks(scope.patches, { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {
