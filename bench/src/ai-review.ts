@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { startModelStandIn, type ModelProtocol, type ModelStandInRequest, type ScriptedToolCall } from "@reviewbot/llm/testing/model-stand-in";
 import { DEFAULT_CHECKOUT_LIMITS } from "@reviewbot/overlay/checkout-limits";
 import { CloneCache } from "@reviewbot/overlay/clone-cache";
-import { planChunks } from "@reviewbot/review/ai/plan-chunks";
+import { planChunks } from "@reviewbot/review/ai/plan/plan-chunks";
 import { pushFigures } from "./ai-push-figures.js";
 import { browseThenSubmit, estimatedTokens, requestParts } from "./ai-requests.js";
 import { runAiReview, type AiRun, type AiRunOptions, type BenchPr } from "./ai-review-run.js";

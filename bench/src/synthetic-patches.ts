@@ -1,5 +1,5 @@
 import { seededRandom } from "@reviewbot/core/testing/growth-ratio";
-import type { PatchedFile } from "@reviewbot/review/ai/plan-chunks";
+import type { PatchedFile } from "@reviewbot/review/ai/plan/plan-chunks";
 
 const CODE = [
   "  const value = input.map((item) => item.id);",

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { computePullDiff, type PullDiff } from "@reviewbot/overlay/pull-diff";
-import { blobLines } from "@reviewbot/review/ai/blob-lines";
-import { placeFindings, type DiffSide } from "@reviewbot/review/ai/place-findings";
-import { planChunks } from "@reviewbot/review/ai/plan-chunks";
+import { blobLines } from "@reviewbot/review/ai/placement/blob-lines";
+import { placeFindings, type DiffSide } from "@reviewbot/review/ai/placement/place-findings";
+import { planChunks } from "@reviewbot/review/ai/plan/plan-chunks";
 import type { AiFinding } from "@reviewbot/review/ai/submit-review";
 import { gitContext } from "../support/clone-cache-harness.js";
 import { createUpstream, type Upstream } from "../support/git-fixture.js";

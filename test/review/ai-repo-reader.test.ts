@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
-import { RepoReader, type RepoReaderLimits } from "@reviewbot/review/ai/repo-reader";
+import { RepoReader, type RepoReaderLimits } from "@reviewbot/review/ai/repo/repo-reader";
 import { checkoutFork } from "../support/clone-cache-harness.js";
 import { BASE_SOURCE_FILES, createUpstream, type Upstream } from "../support/git-fixture.js";
 import { treeWithPaths } from "../support/git-trees.js";

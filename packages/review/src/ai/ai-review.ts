@@ -4,25 +4,26 @@ import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { ChatModel } from "@reviewbot/contracts/chat";
 import type { AiReviewInput, AiReviewer } from "./ai-reviewer.js";
-import type { AiTool } from "./ai-tool.js";
-import { chunkOpening } from "./chunk-opening.js";
-import { readCommitMessages } from "./commit-messages.js";
-import { runChunkLoop, type ChunkOutcome, type LoopLimits } from "./chunk-loop.js";
-import { estimateTokens } from "./estimate-tokens.js";
+import type { AiTool } from "./tools/ai-tool.js";
+import { chunkOpening } from "./loop/chunk-opening.js";
+import { readCommitMessages } from "./repo/commit-messages.js";
+import { runChunkLoop, type ChunkOutcome } from "./loop/chunk-loop.js";
+import { estimateTokens } from "./plan/estimate-tokens.js";
 import type { FetchedPage } from "@reviewbot/llm/fetch-allowlisted";
-import { fetchTool } from "./fetch-tool.js";
-import { helperTools } from "./helper-tools.js";
-import { placeFindings } from "./place-findings.js";
-import { planChunks, type Chunk } from "./plan-chunks.js";
-import { RepoReader } from "./repo-reader.js";
+import { fetchTool } from "./tools/fetch-tool.js";
+import { helperTools } from "./tools/helper-tools.js";
+import { placeFindings } from "./placement/place-findings.js";
+import { planChunks, type Chunk } from "./plan/plan-chunks.js";
+import { RepoReader } from "./repo/repo-reader.js";
 import { readRules } from "./review-rules.js";
-import { repoSourceOf } from "./repo-source.js";
-import { reviewScope, type ReviewScope } from "./review-scope.js";
-import { carryFindings } from "./carry-findings.js";
+import { repoSourceOf } from "./repo/repo-source.js";
+import { reviewScope, type ReviewScope } from "./plan/review-scope.js";
+import { carryFindings } from "./placement/carry-findings.js";
 import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
-import { REPO_TOOL_NAMES, repoTools } from "./repo-tools.js";
+import { REPO_TOOL_NAMES, repoTools } from "./tools/repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
 import { SubmitReview } from "./submit-review.js";
+import type { LoopLimits } from "./loop/tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 
 /** Where a job's validated chunk results are kept between attempts (the api's cache, or none). */
@@ -86,8 +87,8 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       ...helperTools(input.helpers, input.runHelper, REPO_TOOL_NAMES),
     ];
     const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
-    // Half of what is left for the diff; the other half for tool answers during the loop.
     const scope = await reviewScope(source, checkout.diff, options.previous?.headSha ?? null);
+    // Half of what is left for the diff; the other half for tool answers during the loop.
     const plan = planChunks(scope.patches, { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {

@@ -1,9 +1,9 @@
-import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import type { Finding } from "../findings/finding.js";
 import type { ContextReport, HelperReport } from "../pipeline/report.js";
-import type { LineText } from "./place-findings.js";
+import type { AiReport } from "@reviewbot/contracts/ai-report";
+import type { LineText } from "./placement/place-findings.js";
 
 /** What the AI review of one checkout gets from the pipeline. */
 export interface AiReviewInput {

@@ -1,5 +1,5 @@
 import type { PullDiff } from "@reviewbot/overlay/pull-diff";
-import type { LineText } from "../ai/place-findings.js";
+import type { LineText } from "../ai/placement/place-findings.js";
 import { anchorHash } from "../findings/anchor-hash.js";
 import { lineInRanges } from "../findings/diff-filter.js";
 import type { Finding } from "../findings/finding.js";

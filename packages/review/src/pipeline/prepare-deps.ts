@@ -5,8 +5,8 @@ import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import { runOutcome } from "@reviewbot/sandbox/run-outcome";
 import type { SandboxMount, SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import { sanitiseText } from "../findings/sanitise-output.js";
+import type { HelperRun } from "./helper-run.js";
 import type { InstallReport } from "./report.js";
-import type { HelperRun } from "./run-helper.js";
 
 const STDERR_EXCERPT = { maxBytes: 2000, maxLines: 20 } as const;
 

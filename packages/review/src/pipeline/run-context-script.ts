@@ -7,8 +7,8 @@ import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
 import { sanitiseText } from "../findings/sanitise-output.js";
 import { helperOutcome } from "./helper-output.js";
+import { engineArgv, type HelperRun } from "./helper-run.js";
 import { missingProgramProblem } from "./missing-program-problem.js";
-import { engineArgv, type HelperRun } from "./run-helper.js";
 import type { ContextReport } from "./report.js";
 
 const SCRIPT = ".ai/context-script";

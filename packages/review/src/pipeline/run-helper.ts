@@ -1,40 +1,14 @@
-import { relocateTrustedPaths } from "@reviewbot/policy/helper-command";
-import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import { depsEnv } from "@reviewbot/policy/install-plan";
 import { buildSandboxEnv } from "@reviewbot/policy/sandbox-env";
 import { sandboxLimits } from "@reviewbot/sandbox/policy-limits";
-import type { SandboxEngine, SandboxLabels, SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
+import type { SandboxResult } from "@reviewbot/sandbox/sandbox-spec";
 import { readHelperFindings, outputCap } from "./helper-findings.js";
 import { helperOutcome, reportOutput } from "./helper-output.js";
-import type { InstallContext } from "./install-hook-runtime.js";
+import { engineArgv, type HelperRun } from "./helper-run.js";
 import { missingProgramProblem } from "./missing-program-problem.js";
 import { prepareDeps, type PreparedDeps } from "./prepare-deps.js";
 import type { HelperReport } from "./report.js";
-
-export interface HelperRun {
-  readonly engine: SandboxEngine;
-  /** The work tree of the checkout (PR head with the base's `.ai/`). */
-  readonly worktree: string;
-  readonly labels: Omit<SandboxLabels, "helper">;
-  /** Secret values to scrub from everything the report keeps. */
-  readonly secrets: readonly string[];
-  /** The review's cancellation: kills the sandbox in flight (the result says `cancelled`). */
-  readonly signal?: AbortSignal;
-  /** Install hooks: off unless the operator turned them on and the worker can run them. */
-  readonly install?: InstallContext;
-  /** The images a helper may name (for what a missing program's message advises) and the findings limits. */
-  readonly operator: Pick<OperatorPolicy, "images" | "defaultImage" | "findings">;
-}
-
-/**
- * The argv an engine runs: the policy's, whose `.ai/` paths are absolute under the sandbox's
- * mount point (layer 2: the base's top-level `.ai/`, whatever the cwd). An unsandboxed engine
- * has no mount point and runs in the worktree itself, so they point there instead.
- */
-export function engineArgv(argv: readonly string[], run: Pick<HelperRun, "engine" | "worktree">): readonly string[] {
-  return run.engine.sandboxed ? argv : relocateTrustedPaths(argv, run.worktree);
-}
 
 /**
  * Runs one helper in its own sandbox and turns its output into findings on repository paths.
