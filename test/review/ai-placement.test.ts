@@ -4,7 +4,7 @@ import { computePullDiff, type PullDiff } from "@reviewbot/overlay/pull-diff";
 import { blobLines } from "@reviewbot/review/ai/placement/blob-lines";
 import { placeFindings, type DiffSide } from "@reviewbot/review/ai/placement/place-findings";
 import { planChunks } from "@reviewbot/review/ai/plan/plan-chunks";
-import type { AiFinding } from "@reviewbot/review/ai/submit-review";
+import type { AiFinding } from "@reviewbot/review/ai/tools/submit-review";
 import { gitContext } from "../support/clone-cache-harness.js";
 import { createUpstream, type Upstream } from "../support/git-fixture.js";
 import { useTempDirs } from "../support/temp-dirs.js";

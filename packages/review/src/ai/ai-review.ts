@@ -22,7 +22,7 @@ import { carryFindings } from "./placement/carry-findings.js";
 import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./tools/repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
-import { SubmitReview } from "./submit-review.js";
+import { SubmitReview } from "./tools/submit-review.js";
 import type { LoopLimits } from "./loop/tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 

@@ -10,7 +10,7 @@ import { repoSourceOf } from "./repo/repo-source.js";
 import { repoTools } from "./tools/repo-tools.js";
 import { answerPrompt } from "./review-prompt.js";
 import { readRules } from "./review-rules.js";
-import { submitTool } from "./submit-tool.js";
+import { submitTool } from "./tools/submit-tool.js";
 import { runToolLoop, type LoopEnd } from "./loop/tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 

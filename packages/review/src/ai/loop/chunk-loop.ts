@@ -1,4 +1,4 @@
-import { SUBMIT_REVIEW, type SubmitReview } from "../submit-review.js";
+import { SUBMIT_REVIEW, type SubmitReview } from "../tools/submit-review.js";
 import { runToolLoop, type LoopOutcome, type ToolLoopInput } from "./tool-loop.js";
 
 export interface ChunkOutcome extends Omit<LoopOutcome<SubmitReview>, "result"> {

@@ -4,7 +4,7 @@ import type { AiTool } from "../tools/ai-tool.js";
 import { canonicalArguments } from "./canonical-arguments.js";
 import { estimateTokens } from "../plan/estimate-tokens.js";
 import { NOTE_MAX, runToolCall } from "./run-tool-call.js";
-import type { SubmitTool } from "../submit-tool.js";
+import type { SubmitTool } from "../tools/submit-tool.js";
 import type { UntrustedKind } from "../untrusted-text.js";
 
 /** Why a tool loop ended. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChangedFile, PullDiff } from "@reviewbot/overlay/pull-diff";
 import { placeFindings, type DiffSide } from "./place-findings.js";
-import type { AiFinding } from "../submit-review.js";
+import type { AiFinding } from "../tools/submit-review.js";
 
 const renamed: ChangedFile = {
   path: "src/new.ts",

@@ -1,6 +1,6 @@
 import type { ChangedFile, LineRange, PullDiff } from "@reviewbot/overlay/pull-diff";
 import { normaliseLine } from "../../findings/anchor-hash.js";
-import type { AiFinding } from "../submit-review.js";
+import type { AiFinding } from "../tools/submit-review.js";
 
 export type DiffSide = AiFinding["side"];
 

@@ -1,6 +1,6 @@
 import type { ToolSpec } from "@reviewbot/contracts/chat";
 import type { z } from "zod";
-import { toolParameters } from "./tools/tool-parameters.js";
+import { toolParameters } from "./tool-parameters.js";
 
 /** How many problems one answer to the model lists: enough to fix a call, too few to flood the turn. */
 const MAX_PROBLEMS = 10;
