@@ -1,16 +1,18 @@
-import { PlacedAiFinding } from "./ai-report.js";
 import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
+import { PlacedAiFinding } from "./ai-report.js";
 import { ChatRequest, ChatResponse } from "./chat.js";
 import { CommitSha } from "./commit-sha.js";
 import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 
 /**
- * What a worker may ask of the api, and nothing else: claim a job it holds (the api's own record
- * of the job, the job's repository token, and "review started" on GitHub), and report how it
- * ended (published once). Each request names the job and the BullMQ lock token the worker holds
- * it with; the api checks both against Redis and its seal (apps/api/src/broker).
+ * What a worker may ask of the api, and nothing else, on five routes: claim a job it holds (the
+ * api's own record of the job, the job's repository token, and "review started" on GitHub), report
+ * how it ended (published once), and, while it holds the job, call the model through the api's
+ * broker, have the api fetch an allowlisted URL for the model, and read or fill the job's AI
+ * cache. Each request names the job and the BullMQ lock token the worker holds it with; the api
+ * checks both against Redis and its seal (apps/api/src/broker).
  */
 export const JOB_CLAIM_PATH = "/internal/jobs/claim";
 export const JOB_REPORT_PATH = "/internal/jobs/report";

@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import type { ContainerCreateOptions, HostConfig } from "dockerode";
 import { dockerHostConfig } from "./docker-host-config.js";
 import { podmanHostConfig } from "./podman-host-config.js";
+import type { ProfileFilesystems } from "./profile-filesystems.js";
 import type { SandboxSpec } from "../sandbox-spec.js";
 import type { ContainerEngineName } from "@reviewbot/core/engine-names";
 
@@ -17,20 +18,6 @@ export const WORKTREE_MOUNT = "/work";
 const NPROC_HEADROOM = 8;
 /** At or below the worker's hard limit, which the runtime cannot raise (no CAP_SYS_RESOURCE). */
 const NPROC_CEILING = 4096;
-
-/** A host directory or file bound into the sandbox; always `nosuid,nodev` where the engine can say so. */
-export interface ProfileBind {
-  readonly source: string;
-  readonly target: string;
-  readonly readOnly: boolean;
-  readonly noexec: boolean;
-}
-
-/** The profile's filesystems, engine-neutral; `podmanHostConfig`/`dockerHostConfig` put them in each API's form. */
-export interface ProfileFilesystems {
-  readonly binds: readonly ProfileBind[];
-  readonly tmpfs: { readonly target: string; readonly bytes: number };
-}
 
 export interface ContainerProfileOptions {
   /** Whose API receives the options: the two take mounts in different forms. */

@@ -1,5 +1,5 @@
 import type { HostConfig } from "dockerode";
-import type { ProfileFilesystems } from "./container-profile.js";
+import type { ProfileFilesystems } from "./profile-filesystems.js";
 
 /**
  * The profile's filesystems as Docker's API (20.10) takes them: `HostConfig.Mounts` binds with

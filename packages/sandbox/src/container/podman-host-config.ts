@@ -1,5 +1,5 @@
 import type { HostConfig } from "dockerode";
-import type { ProfileFilesystems } from "./container-profile.js";
+import type { ProfileFilesystems } from "./profile-filesystems.js";
 
 /**
  * The profile's filesystems as Podman's API takes them: `Binds` mode strings carrying the mount
