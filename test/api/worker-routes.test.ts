@@ -268,6 +268,23 @@ describe("claims: only a job the api created, active now, under the caller's own
     const res = await post("claim", { jobId: "review.1.1.x", lockToken: "t", repositoryId: PRIVATE_REPOSITORY_ID }, alice);
     expect([res.status, code(res)]).toEqual([400, "REQUEST_INVALID"]);
   });
+
+  it("refuses a body over the route's limit as BODY_TOO_LARGE and closes the connection; the same claim in bounds is read", async () => {
+    const padded = { jobId: "review.1.1.x", lockToken: "t", padding: "x".repeat(8192) };
+    const res = await fetch(`${api.url}/internal/jobs/claim`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${alice}` },
+      body: JSON.stringify(padded),
+    });
+    expect([res.status, res.headers.get("connection"), code({ body: (await res.json()) as Record<string, unknown> })]).toEqual([
+      413,
+      "close",
+      "BODY_TOO_LARGE",
+    ]);
+    // The control: under the limit the body is read and judged by the schema instead.
+    const small = await post("claim", { jobId: "review.1.1.x", lockToken: "t", padding: "x" }, alice);
+    expect([small.status, code(small)]).toEqual([400, "REQUEST_INVALID"]);
+  });
 });
 
 describe("reports: published once, for the api's own record of the job", () => {

@@ -25,6 +25,8 @@ export const ERROR_CATALOGUE = {
   SANDBOX_UNAVAILABLE: { status: 503, retryable: true, summary: "no sandbox engine can run the helper safely" },
   IMAGE_MISSING: { status: 500, retryable: false, summary: "the helper's image is not on this worker's sandbox engine" },
   USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
+  BODY_TOO_LARGE: { status: 413, retryable: false, summary: "the request body exceeds the size limit" },
+  BODY_UNREADABLE: { status: 400, retryable: false, summary: "the request body could not be read" },
   WEBHOOK_SIGNATURE_INVALID: { status: 401, retryable: false, summary: "the webhook signature is missing or wrong" },
   WEBHOOK_TOO_LARGE: { status: 413, retryable: false, summary: "the webhook body exceeds the size limit" },
   WEBHOOK_CONTENT_TYPE: { status: 415, retryable: false, summary: "the webhook body is not application/json" },

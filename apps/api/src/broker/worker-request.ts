@@ -12,7 +12,7 @@ import type { WorkerRegistry } from "./worker-registry.js";
  * Reads a worker's request: its credential first (nothing is read for an unknown caller), then a
  * bounded JSON body checked against the route's strict schema.
  *
- * @throws AppError `UNAUTHENTICATED`, `WEBHOOK_TOO_LARGE` or `REQUEST_INVALID` naming the field.
+ * @throws AppError `UNAUTHENTICATED`, `BODY_TOO_LARGE`, `BODY_UNREADABLE` or `REQUEST_INVALID` naming the field.
  */
 export async function readWorkerRequest<T extends z.ZodType>(
   request: Request,

@@ -1,11 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { AppError } from "@reviewbot/core/errors";
 
-// Every route that reads a body (the webhook, the worker routes) answers these codes: the catalogue
-// names them after the webhook, the first route that read one, and has no generic pair yet. Renaming
-// them is a catalogue change (packages/core, docs/errors.md), not a move: a worker's oversized
-// report has always been 413 WEBHOOK_TOO_LARGE, and reject-request closes the connection on it.
-
 /** A body as the chunks it arrived in: concatenated only by a caller that keeps it. */
 export interface BodyChunks {
   readonly chunks: readonly Buffer[];
@@ -16,7 +11,7 @@ export interface BodyChunks {
  * Refuses a declared `Content-Length` above `maxBytes` (or one that is not a number) before a
  * byte is read.
  *
- * @throws AppError `WEBHOOK_TOO_LARGE`
+ * @throws AppError `BODY_TOO_LARGE`
  */
 export function refuseDeclaredLength(request: IncomingMessage, maxBytes: number): void {
   const declared = request.headers["content-length"];
@@ -31,6 +26,8 @@ export function refuseDeclaredLength(request: IncomingMessage, maxBytes: number)
  * chunk is handed to `onChunk` as it arrives (the webhook's HMAC is computed while streaming, so
  * a body it refuses is never copied). On refusal the stream is paused, not drained; the caller
  * answers with `Connection: close`.
+ *
+ * @throws AppError `BODY_TOO_LARGE`, or `BODY_UNREADABLE` when the connection fails first
  */
 export async function readBodyChunks(request: IncomingMessage, maxBytes: number, onChunk?: (chunk: Buffer) => void): Promise<BodyChunks> {
   refuseDeclaredLength(request, maxBytes);
@@ -60,7 +57,7 @@ export async function readBodyChunks(request: IncomingMessage, maxBytes: number,
     };
     const onError = (err: Error): void => {
       cleanup();
-      reject(new AppError("WEBHOOK_MALFORMED", "the request body could not be read", { cause: err }));
+      reject(new AppError("BODY_UNREADABLE", "the request body could not be read", { cause: err }));
     };
     const onAborted = (): void => {
       onError(new Error("request aborted"));
@@ -79,5 +76,5 @@ export async function readRawBody(request: IncomingMessage, maxBytes: number): P
 }
 
 function tooLarge(maxBytes: number, detectedBy: "content-length" | "stream"): AppError {
-  return new AppError("WEBHOOK_TOO_LARGE", `the body exceeds ${maxBytes} bytes`, { details: { maxBytes, detectedBy } });
+  return new AppError("BODY_TOO_LARGE", `the body exceeds ${maxBytes} bytes`, { details: { maxBytes, detectedBy } });
 }

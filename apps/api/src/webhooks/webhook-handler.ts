@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import type { Request, RequestHandler, Response } from "express";
-import { AppError } from "@reviewbot/core/errors";
+import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { acceptDelivery, type Accepted, type DeliveryQueues } from "./accept-delivery.js";
 import type { ApiMetrics } from "../api-metrics.js";
@@ -76,7 +76,11 @@ export function webhookHandler(deps: WebhookDeps): RequestHandler {
  * what a stranger can make the api hold.
  */
 async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyReadSlots, signature: Buffer): Promise<Buffer> {
-  refuseDeclaredLength(request, deps.maxBytes);
+  try {
+    refuseDeclaredLength(request, deps.maxBytes);
+  } catch (err) {
+    throw asWebhookError(err);
+  }
   const release = slots.tryAcquire();
   if (release === null) {
     throw new AppError("WEBHOOK_BUSY", "too many webhook bodies are being read; retry later", {
@@ -85,12 +89,22 @@ async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyRe
   }
   try {
     const hmac = createHmac("sha256", deps.secret);
-    const body = await readBodyChunks(request, deps.maxBytes, (chunk) => hmac.update(chunk));
+    const body = await readBodyChunks(request, deps.maxBytes, (chunk) => hmac.update(chunk)).catch((err: unknown) => {
+      throw asWebhookError(err);
+    });
     if (!digestMatches(hmac.digest(), signature)) throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 does not match the body");
     return Buffer.concat(body.chunks, body.total);
   } finally {
     release();
   }
+}
+
+/** The body kit's generic codes under the webhook's own, which its metrics, logs and docs/errors.md use. */
+function asWebhookError(err: unknown): unknown {
+  if (!isAppError(err)) return err;
+  if (err.code === "BODY_TOO_LARGE") return new AppError("WEBHOOK_TOO_LARGE", err.message, { details: err.details, cause: err });
+  if (err.code === "BODY_UNREADABLE") return new AppError("WEBHOOK_MALFORMED", err.message, { cause: err });
+  return err;
 }
 
 function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Accepted, response: Response): void {
