@@ -235,11 +235,7 @@ describe("PatchParser on hostile patches", () => {
     ["one long added line, 64 KiB chunks", streamedLine(65_536), 256_000_000],
     ["one long added line, 1 KiB chunks", streamedLine(1024), 1_000_000_000],
     ["benign content, 64 KiB chunks", chunked(benign, 65_536), 8_000_000],
-  ] as const)(
-    "reads %s in linear time (4× the input, at most 6× the time)",
-    (_name, job, size) => {
-      expect(growth(job, size)).toBeLessThanOrEqual(6);
-    },
-    30_000,
-  );
+  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, job, size) => {
+    expect(growth(job, size)).toBeLessThanOrEqual(6);
+  });
 });

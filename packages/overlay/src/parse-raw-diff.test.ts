@@ -54,13 +54,9 @@ describe("parseRawDiff and parseBinaryPaths on hostile names", () => {
     ["numstat records of tab-filled names", parseBinaryPaths, names, 16_000_000],
     ["one huge raw record", parseRawDiff, huge, 16_000_000],
     ["one huge numstat record", parseBinaryPaths, huge, 16_000_000],
-  ] as const)(
-    "reads %s in linear time (4× the input, at most 6× the time)",
-    (_name, run, make, size) => {
-      expect(growth(run, make, size)).toBeLessThanOrEqual(6);
-    },
-    30_000,
-  );
+  ] as const)("reads %s in linear time (4× the input, at most 6× the time)", (_name, run, make, size) => {
+    expect(growth(run, make, size)).toBeLessThanOrEqual(6);
+  });
 
   it("reads a status after a hostile number of fields", () => {
     expect(parseRawDiff([`:100644 100755 ${Z} ${Z} D extra fields`, "p"])).toEqual([{ status: "deleted", path: "p", previousPath: null, newMode: "100755" }]);

@@ -115,13 +115,9 @@ describe("parseEslintJson under hostile output", () => {
   it.each([
     ["hostile", hostile, 250_000],
     ["benign", benign, 500_000],
-  ])(
-    "reads %s output in linear time (4× the input, at most 6× the time)",
-    (_name, make, size) => {
-      expect(growthRatio((output) => readOutput("eslint-json", output), make, size)).toBeLessThanOrEqual(6);
-    },
-    20_000,
-  );
+  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("eslint-json", output), make, size)).toBeLessThanOrEqual(6);
+  });
 
   it("keeps one copy of a long path shared by every message of 1 MiB of output", () => {
     const short = messages("/work/app.js", 1 << 20, () => "m");

@@ -233,11 +233,7 @@ describe("parseSarif under hostile output", () => {
   it.each([
     ["hostile", hostile, 100_000],
     ["benign", benign, 500_000],
-  ])(
-    "reads %s output in linear time (4× the input, at most 6× the time)",
-    (_name, make, size) => {
-      expect(growthRatio((output) => readOutput("sarif", output), make, size)).toBeLessThanOrEqual(6);
-    },
-    20_000,
-  );
+  ])("reads %s output in linear time (4× the input, at most 6× the time)", (_name, make, size) => {
+    expect(growthRatio((output) => readOutput("sarif", output), make, size)).toBeLessThanOrEqual(6);
+  });
 });
