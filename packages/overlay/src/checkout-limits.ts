@@ -6,6 +6,7 @@ export interface CheckoutLimits {
   readonly maxPathBytes: number;
 }
 
+/** The defaults of `REVIEWBOT_MAX_FILES`, `_TOTAL_BYTES`, `_PATH_DEPTH` and `_PATH_BYTES` (packages/runtime). */
 export const DEFAULT_CHECKOUT_LIMITS: CheckoutLimits = Object.freeze({
   maxFiles: 100_000,
   maxTotalBytes: 1024 * 1024 * 1024,

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { SANDBOX_ENGINE_NAMES } from "@reviewbot/core/engine-names";
+import { DEFAULT_CHECKOUT_LIMITS } from "@reviewbot/overlay/checkout-limits";
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -48,10 +49,10 @@ export const RuntimeConfig = z.object({
   REVIEWBOT_POLICY_FILE: z.string().min(1).optional(),
   REVIEWBOT_GIT_TIMEOUT_MS: positiveInt.default(120_000),
   REVIEWBOT_LOCK_WAIT_MS: positiveInt.default(300_000),
-  REVIEWBOT_MAX_FILES: positiveInt.default(100_000),
-  REVIEWBOT_MAX_TOTAL_BYTES: positiveInt.default(1024 * 1024 * 1024),
-  REVIEWBOT_MAX_PATH_DEPTH: positiveInt.default(64),
-  REVIEWBOT_MAX_PATH_BYTES: positiveInt.default(4096),
+  REVIEWBOT_MAX_FILES: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxFiles),
+  REVIEWBOT_MAX_TOTAL_BYTES: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxTotalBytes),
+  REVIEWBOT_MAX_PATH_DEPTH: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxPathDepth),
+  REVIEWBOT_MAX_PATH_BYTES: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxPathBytes),
   // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts (ARCHITECTURE §6): the install
   // hooks' registry proxy trusts the bundle Node is given, else Debian's.
   NODE_EXTRA_CA_CERTS: z.string().optional(),
