@@ -45,7 +45,7 @@ export async function runContextScript(run: ContextScriptRun, pullRequest: unkno
   });
   const { text, skipFiles } = interpret(result.stdout.toString("utf8"));
   const outcome = helperOutcome(result, 0);
-  // A Python script in an image without Python used to fail with no reason given (issue 11).
+  // A Python script in an image without Python used to fail with no reason given.
   const error = outcome === "failed" ? await missingProgramProblem(result, { ...run, argv, owner: "context-script" }) : null;
   return {
     text: sanitiseText(text, { ...CONTEXT_TEXT, secrets: run.secrets }).text,
