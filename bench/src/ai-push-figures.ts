@@ -8,11 +8,12 @@ import { pushLineChange } from "./bench-repos.js";
 const CHANGED = { path: "web/greet.ts", from: '  return "Hello, " + name;', to: "  return `Hello, ${name}`;" };
 
 /**
- * Issue 15's figure: the tokens a push of one changed line costs against the first review of the
- * same PR (target ≤ 20%). The first review browses as the sample script does; the second starts
- * from it (the api's record of it: its head and findings) and is measured three ways: a model that
- * submits at once, one that reads the changed file first, and one that browses as much as the first.
- * Adds a commit to `pr`'s fork branch (`root` is where the benchmark made it).
+ * The figure for reviews that follow the PR: the tokens a push of one changed line costs against
+ * the first review of the same PR (target ≤ 20%). The first review browses as the sample script
+ * does; the second starts from it (the api's record of it: its head and findings) and is measured
+ * three ways: a model that submits at once, one that reads the changed file first, and one that
+ * browses as much as the first. Adds a commit to `pr`'s fork branch (`root` is where the benchmark
+ * made it).
  */
 export async function pushFigures(root: string, pr: BenchPr, options: Omit<AiRunOptions, "script">): Promise<void> {
   const first = await runAiReview(pr, { ...options, script: browseThenSubmit(SAMPLE_BROWSING, SAMPLE_REVIEW) });

@@ -1,5 +1,5 @@
 /**
- * AI review benchmark (issue 14). Against the model stand-in with no added latency, through the
+ * AI review benchmark. Against the model stand-in with no added latency, through the
  * real pipeline, clone cache, AI reviewer and model client, in both protocols:
  * (1) the loop's overhead per turn on the bundled sample PR: the AI stage's wall time less the
  *     stand-in's own time, for a model that browses with 10 tool calls before `submit_review`,
@@ -9,7 +9,7 @@
  * (3) whether the prefix (system prompt + tools) stays byte-identical across the turns, and
  *     across the chunks and synthesis of one job cut small;
  * (4) the process's peak RSS; (5) the time to plan the chunks of a synthetic 1,000-file PR;
- * (6) the tokens a push of one changed line costs, reviewed from the first review (issue 15).
+ * (6) the tokens a push of one changed line costs, reviewed from the first review.
  * Not a test: it prints figures, and exits 1 only when the prefix changed (a property the loop
  * promises), never on timing.
  *

@@ -1,5 +1,5 @@
 /**
- * Fleet benchmark (issue 5 §5). Prints, on this machine, with real processes and a real Redis:
+ * Fleet benchmark. Prints, on this machine, with real processes and a real Redis:
  * webhook accept latency at 200 requests/s (target p99 < 25 ms), enqueue-to-start latency with an
  * idle worker (target p50 < 50 ms), throughput of no-op reviews with 1, 2 and 4 worker processes,
  * and the RSS of the api and a worker at idle (target < 150 MB each).

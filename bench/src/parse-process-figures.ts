@@ -1,5 +1,5 @@
 /**
- * The parse process's figures for bench:parsers (issue 11): what starting one costs over reading
+ * The parse process's figures for bench:parsers: what starting one costs over reading
  * in place, the event loop's worst delay while hostile output is read in it under a deadline and
  * while the same output is read in place, and hostile parses run into the heap ceiling several at
  * a time (each must end as a report; an abort that took the caller would end this script).

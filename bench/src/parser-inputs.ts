@@ -131,7 +131,7 @@ function sarifResult(index: number, message: unknown, artifactLocation: unknown)
   return JSON.stringify({ ruleIndex: 0, level: "warning", message, locations: [{ physicalLocation: { artifactLocation, region: { startLine: index + 1 } } }] });
 }
 
-/** 1 MiB of ESLint output whose messages all share one long filePath (issue 11: 1.6 GB of heap). */
+/** 1 MiB of ESLint output whose messages all share one long filePath (it once took 1.6 GB of heap). */
 export function sharedPathEslint(): string {
   return eslintFile(
     LONG_PATH,

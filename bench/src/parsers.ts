@@ -1,5 +1,5 @@
 /**
- * Findings parsers benchmark (issue 11). For each output format, and for the output sanitiser,
+ * Findings parsers benchmark. For each output format, and for the output sanitiser,
  * the throughput of the pipeline's steps (parse, map each path, sanitise each finding) on benign
  * output and on hostile output of the same size, and the ratio of their times (target ≤ 2); then
  * the peak heap of reading 1 MiB of ESLint output whose messages share one long path (target

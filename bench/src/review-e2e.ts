@@ -1,5 +1,5 @@
 /**
- * End-to-end review benchmark (issue 4 §5). Through the real CLI binary, per engine:
+ * End-to-end review benchmark. Through the real CLI binary, per engine:
  * (a) a warm-cache `reviewbot review` of the bundled sample: median wall time over BENCH_RUNS runs
  *     after one warm-up, the report's per-stage timings and each helper's own run time, and the
  *     ratio wall time / sum of helpers' run times (target ≤ 2);

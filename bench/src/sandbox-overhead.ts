@@ -1,5 +1,5 @@
 /**
- * Sandbox overhead benchmark (issue 3 §5). Prints, for a trivial helper (`true`), the median wall
+ * Sandbox overhead benchmark. Prints, for a trivial helper (`true`), the median wall
  * time per run of: bare exec, the bubblewrap engine, the container engine (Podman API), and
  * `podman run --rm` with the same hardening flags, the container engine on its own private dockerd
  * and `docker run --rm` with the same flags against that daemon; then the ratios, and how several

@@ -14,8 +14,9 @@ import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 import { EMPTY_REPORT } from "./published-reports.js";
 
-// The per-installation concurrency cap (issue 11) on the api's real claim and report routes, with a
-// BullMQ consumer taking jobs under lock tokens of our choosing, as a worker does.
+// The per-installation concurrency cap (decided by the api: workers are untrusted) on the api's
+// real claim and report routes, with a BullMQ consumer taking jobs under lock tokens of our
+// choosing, as a worker does.
 const APP_ID = 4343;
 const REPOSITORIES = { "octo/widgets": 9101, "octo/gadgets": 9102 } as const;
 

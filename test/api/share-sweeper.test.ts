@@ -10,7 +10,7 @@ import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 
 // Fair-share entries (reviewbot:installation:<id>:jobs) of jobs that ended without a report: the
-// api's sweeper releases them (issue 11), so a crashed or stalled job does not lower its
+// api's sweeper releases them, so a crashed or stalled job does not lower its
 // installation's priority for ever.
 const INSTALLATION_ID = 801;
 const SHARE_KEY = `reviewbot:installation:${INSTALLATION_ID}:jobs`;

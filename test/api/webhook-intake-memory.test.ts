@@ -10,7 +10,7 @@ import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { sendWebhook, signBody } from "../support/webhook-client.js";
 import { deliveryId, pullRequestPayload } from "./webhook-payloads.js";
 
-// Issue 11: strangers' bodies were read whole (up to 25 MiB each) before the HMAC was checked;
+// Strangers' bodies used to be read whole (up to 25 MiB each) before the HMAC was checked;
 // 24 of them took the api from 87 MB to 963 MB. "26 MB" is under GitHub's 25 MiB cap
 // (26,214,400 bytes), so nothing refuses these bodies for their size: every byte would be read.
 const SECRET = "intake-memory-secret-0123456789";

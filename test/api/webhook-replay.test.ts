@@ -12,7 +12,7 @@ import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 
-// Issue 10: the X-GitHub-Delivery id is not covered by the signature, so a captured delivery can be
+// The X-GitHub-Delivery id is not covered by the signature, so a captured delivery can be
 // sent again under a fresh id. It must not move the PR's recorded head back or cancel its review.
 
 let api: ApiHarness;

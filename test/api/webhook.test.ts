@@ -86,7 +86,7 @@ describe("webhook signature", () => {
 });
 
 describe("webhook framing", () => {
-  // The headers a body is read for at all (issue 11): a well-formed signature, event and delivery id.
+  // The headers without which no stranger's body is read: a well-formed signature, event and delivery id.
   const signedHeaders = { "x-hub-signature-256": signBody(SECRET, "not this body"), "x-github-event": "pull_request", "x-github-delivery": "framing-1" };
 
   it("answers 413 on a large Content-Length without reading the body", async () => {

@@ -8,7 +8,7 @@ import { createReviewRepo, printingHelper } from "../support/review-repos.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
 // `reviewbot review` knows no default branch: `.ai/` comes from `--base` unless `--config-ref`
-// names the ref whose head is trusted, as the fleet trusts the default branch's (issue 10, part 6).
+// names the ref whose head is trusted, as the fleet trusts the default branch's.
 
 let root = "";
 let upstream: Upstream;

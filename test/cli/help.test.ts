@@ -2,8 +2,9 @@ import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli-runner.js";
 
-// The first thing a newcomer types (issue 13): help and version exit 0 with useful text, and work
-// whatever the environment holds; a mistake still exits 2 with the usage.
+// The first thing a newcomer types (it used to exit 2 with "Unknown option '--help'"): help and
+// version exit 0 with useful text, and work whatever the environment holds; a mistake still exits 2
+// with the usage.
 const BROKEN_ENV = { REVIEWBOT_NOT_A_SETTING: "1" };
 
 describe("reviewbot --help and --version", () => {

@@ -10,10 +10,11 @@ import { waitForCompletedCheckRun, checkRunsOf } from "./check-runs.js";
 import { startFleet, waitUntil, WORKER_CREDENTIALS, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 
-// ARCHITECTURE.md layer 4, attacked: a compromised worker host holds exactly the worker's Redis
-// login and its credential for the api (worker-0's; the fleet's real worker is worker-0 too, and a
-// second real worker, worker-1, runs beside it). With those it must get nothing beyond the jobs it
-// is running, only until they end, and must not make the publisher touch anything no delivery named.
+// docs/architecture.md, layer 4 (workers are untrusted clients of the api), attacked: a compromised
+// worker host holds exactly the worker's Redis login and its credential for the api (worker-0's;
+// the fleet's real worker is worker-0 too, and a second real worker, worker-1, runs beside it).
+// With those it must get nothing beyond the jobs it is running, only until they end, and must not
+// make the publisher touch anything no delivery named.
 const PUBLIC = { repository: "octo/public", id: 9701 };
 const PRIVATE = { repository: "octo/private", id: 9702 };
 const ATTACKER = WORKER_CREDENTIALS[0] ?? "";

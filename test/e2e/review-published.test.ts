@@ -42,7 +42,7 @@ describe.each(FLEET_ENGINES)("a signed pull_request webhook becomes a published 
     const batches = patches.map((call) => ((call.body as { output?: { annotations?: unknown[] } }).output?.annotations ?? []).length).filter((n) => n > 0);
     expect(batches).toEqual([50, 50, 20]);
     expect(fleet.github.calls("POST", /\/check-runs$/)).toHaveLength(1);
-    // The summary names the commit `.ai/` came from: the default branch's head (issue 10, part 6).
+    // The summary names the commit `.ai/` came from: the default branch's head, never the PR's base.
     expect(run.output.summary).toContain(`\`.ai/\` from the head of \`main\`, commit \`${pull.baseSha}\`.`);
     // The helper ran on the fleet's engine, and only there (the worker refuses any other under require).
     expect(run.output.summary).toContain(`**Sandbox:** engine \`${engine}\`, sandboxed.`);

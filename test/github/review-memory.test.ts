@@ -6,8 +6,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 
-// The api's memory of a PR's reviews (issue 15), in a real Redis with the project's ACL users:
-// written and read as the api's user, as the publisher and the claim handler do.
+// The api's memory of a PR's reviews (so a push does not bring the same remarks again), in a real
+// Redis with the project's ACL users: written and read as the api's user, as the publisher and the
+// claim handler do.
 let redis: LocalRedis;
 let admin: Redis;
 let api: Redis;

@@ -6,7 +6,7 @@ import { createUpstream, type Upstream } from "../support/git-fixture.js";
 import { useTempDirs } from "../support/temp-dirs.js";
 import { expectAiMatchesBase } from "../support/worktree-assertions.js";
 
-// Issue 10, part 6: `.ai/` is the default branch's, at its head. A PR chooses its base branch, so a
+// `.ai/` is the default branch's, at its head. A PR chooses its base branch, so a
 // PR against a stale branch whose `.ai/` is weaker must still be reviewed with the default branch's.
 
 const tempDir = useTempDirs();

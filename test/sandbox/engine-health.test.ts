@@ -13,7 +13,8 @@ import { sandboxSpec } from "../support/sandbox-specs.js";
 import { useBwrapEngine } from "./bwrap-fixture.js";
 import { eventually } from "./cancel-fixture.js";
 
-// Issue 11: each engine's cheap health check, against the real thing going away.
+// Each engine's cheap health check, against the real thing going away (/readyz used to stay 200
+// after the engine died).
 const check = (engine: { health(signal: AbortSignal): Promise<EngineHealth> }): Promise<EngineHealth> => engine.health(AbortSignal.timeout(2000));
 
 /**

@@ -18,7 +18,7 @@ import { inRange } from "../support/sandbox-uids.js";
 import { BASE_IMAGE, CONTAINERS_CONF, shellSpec } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
-// Issue 12: workers that reach one daemon through a configured socket (Compose workers, each in a
+// Workers that reach one daemon through a configured socket (Compose workers, each in a
 // container of its own) cannot see one another's host leases; the daemon arbitrates instead: a
 // run's container is named after its uid, and a second container of that name is refused.
 

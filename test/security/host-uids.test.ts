@@ -11,7 +11,7 @@ import { inRange } from "../support/sandbox-uids.js";
 import { BASE_IMAGE, sandboxSpec, shellSpec } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
-// Issue 12: an escape from one PR's helper must not land as the same host user as another PR's
+// An escape from one PR's helper must not land as the same host user as another PR's
 // helper running at the same time. Seen from the host, not from inside.
 
 // From inside, a helper tries the lease of a uid the worker holds: connect to it, and bind its name.

@@ -11,7 +11,7 @@ const NPM_VERSION = "9.9.4";
 /**
  * The node helper image plus npm (the helper images ship node without npm). Built from the npm
  * registry's tarball the first time, reused afterwards; the build may use the network (only
- * sandboxed runs may not, ARCHITECTURE §6).
+ * sandboxed runs may not: docs/architecture.md, 'Host facts': image builds may use the network).
  */
 export const NPM_IMAGE = `localhost/reviewbot-test/node-npm:${NPM_VERSION}`;
 

@@ -15,9 +15,9 @@ import type { RootlessEngine } from "../support/rootless-user.js";
 import { BASE_IMAGE, CONTAINERS_CONF, sandboxSpec, TEST_LIMITS } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
-// ARCHITECTURE §6 and issue 12: rootless Podman and rootless Docker on cgroup v1 silently drop
-// memory, CPU and pids limits. The readiness probe must see that from inside and, under
-// `require`, the engine is refused with a reason that says what to do.
+// docs/architecture.md, 'Host facts': rootless engines on cgroup v1. Rootless Podman and rootless
+// Docker on cgroup v1 silently drop memory, CPU and pids limits. The readiness probe must see that
+// from inside and, under `require`, the engine is refused with a reason that says what to do.
 
 interface RootlessCase {
   readonly name: "podman" | "docker";

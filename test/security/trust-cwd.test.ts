@@ -16,9 +16,10 @@ import { REVIEW_ENGINES, REVIEW_OPERATOR, silentLogger, type OpenedReviewEngine 
 import { TEST_LIMITS } from "../support/sandbox-specs.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
-// GitHub issue 10, part 4: layer 2 held whatever the cwd. A base helper with `cwd: "src"` and
-// `.ai/lint.sh` ran the PR's `src/.ai/lint.sh` (the overlay replaces only the top-level .ai/).
-// Every base script prints REAL; every script the PR plants where a bypass would land prints FORGED.
+// docs/architecture.md, layer 2 (helpers run only trusted code), whatever the cwd. A base helper
+// with `cwd: "src"` and `.ai/lint.sh` used to run the PR's `src/.ai/lint.sh` (the overlay replaces
+// only the top-level .ai/). Every base script prints REAL; every script the PR plants where a
+// bypass would land prints FORGED.
 const REAL = `real-${randomUUID()}`;
 const FORGED = `forged-${randomUUID()}`;
 

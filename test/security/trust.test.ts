@@ -44,7 +44,8 @@ describe("trust: the fork's .ai/ is never the config or the code that runs", () 
   it("the parsed config has only the base helpers", () => {
     expect(suite.repo.config.errors).toEqual([]);
     expect(suite.repo.config.helpers.map((helper) => helper.name)).toEqual(["attack", "attack-python"]);
-    // Layer 2: the base's top-level .ai/ by absolute path, whatever the cwd (trust-cwd.test.ts).
+    // docs/architecture.md, layer 2 (helpers run only trusted code): the base's top-level .ai/ by
+    // absolute path, whatever the cwd (trust-cwd.test.ts).
     expect(suite.repo.helper("attack").command).toEqual(["sh", "/work/.ai/run.sh"]);
   });
 

@@ -45,8 +45,9 @@ function baseEntries(repo: FixtureRepo, revision: string): Record<string, string
 }
 
 /**
- * Asserts layer 1 of the design: the work tree's `.ai` is a real directory whose entries are exactly
- * `revision`'s `.ai/` (same paths, same blob ids, same exec bits), or absent when `revision` has none.
+ * Asserts docs/architecture.md, layer 1 (config comes from upstream, never the PR head): the work
+ * tree's `.ai` is a real directory whose entries are exactly `revision`'s `.ai/` (same paths, same
+ * blob ids, same exec bits), or absent when `revision` has none.
  */
 export function expectAiMatchesBase(repo: FixtureRepo, revision: string, worktree: string): void {
   const expected = baseEntries(repo, revision);

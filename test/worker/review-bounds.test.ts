@@ -16,9 +16,9 @@ import { helperEntry } from "../support/review-repos.js";
 import { addReviewRepo, localJob, openWorkerStand, waitForState, waitForTask, type WorkerStand } from "../support/worker-fixture.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 
-// Bounded reviews (issue 11), across a real worker process and the api's real routes: a review
-// deadline on the worker (REVIEWBOT_REVIEW_DEADLINE_MS) and a per-installation cap decided by the
-// api (REVIEWBOT_INSTALLATION_CONCURRENCY 1 here).
+// Bounded reviews (many slow helpers must not hold a worker for hours), across a real worker
+// process and the api's real routes: a review deadline on the worker (REVIEWBOT_REVIEW_DEADLINE_MS)
+// and a per-installation cap decided by the api (REVIEWBOT_INSTALLATION_CONCURRENCY 1 here).
 const DEADLINE_MS = 15_000;
 
 let stand: WorkerStand;

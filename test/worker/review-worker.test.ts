@@ -45,7 +45,7 @@ describe("review worker (local source, bwrap)", () => {
     expect(task.reviewJobId).toBe(jobId);
     const where = task.report.findings.map((f) => `${f.path}:${String(f.line)} ${f.rule ?? ""} ${f.severity}`).sort();
     expect(where).toEqual(["app/calc.py:14 E711 warning", "app/calc.py:15 F821 error", "web/greet.ts:10 no-var error", "web/greet.ts:12 no-debugger error"]);
-    // `.ai/` from the head of the job's default branch (issue 10, part 6).
+    // `.ai/` from the head of the job's default branch, never the base a PR chose.
     expect(task.report).toMatchObject({
       engine: "bwrap",
       sandboxed: true,
@@ -68,7 +68,7 @@ describe("review worker (local source, bwrap)", () => {
     expect(job?.failedReason).toMatch(/^JOB_INVALID: review job repository: must be owner\/name/);
     expect(job?.attemptsMade).toBe(1);
     expect((await taskIds()).filter((task) => task.endsWith(id))).toEqual([]);
-    // Logged once, where the failure was handled (issue 13: BullMQ's failed event logged it again).
+    // Logged once, where the failure was handled (BullMQ's failed event used to log it again).
     const linesOf = () => logRecords(worker.logs()).filter((line) => line.jobId === id);
     expect(await eventually(() => Promise.resolve(linesOf().length > 0), 5000)).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300));

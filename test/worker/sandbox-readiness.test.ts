@@ -7,7 +7,7 @@ import { hostProcessesMarked } from "../support/host-processes.js";
 import { openWorkerStand, type WorkerStand } from "../support/worker-fixture.js";
 import type { WorkerProcess } from "../support/worker-process.js";
 
-// Issue 11: /readyz stayed 200 after the sandbox engine died. A worker on its own Podman service
+// /readyz used to stay 200 after the sandbox engine died. A worker on its own Podman service
 // (no REVIEWBOT_PODMAN_SOCKET): the service is killed, /readyz must say so, and the worker, which
 // supervises that service, must bring it back.
 let stand: WorkerStand;

@@ -63,7 +63,8 @@ const ApiVariables = z
     // A worker's repository token is revoked this long after it was minted, if its job has not ended before.
     REVIEWBOT_JOB_TOKEN_TTL_MS: positiveInt.min(60_000).max(3_600_000).default(900_000),
     REVIEWBOT_REPORT_MAX_BYTES: positiveInt.max(268_435_456).default(16_777_216),
-    // Reviews one installation may run at once across the fleet, counted by the api when a worker claims (issue 11).
+    // Reviews one installation may run at once across the fleet, counted by the api when a worker
+    // claims (workers are untrusted).
     REVIEWBOT_INSTALLATION_CONCURRENCY: positiveInt.max(10_000).default(4),
     // A claimed job's slot frees itself this long after the claim if nothing freed it first: not below the workers' review deadline.
     REVIEWBOT_INSTALLATION_SLOT_TTL_MS: positiveInt.min(60_000).max(86_400_000).default(1_800_000),
@@ -79,7 +80,7 @@ const ApiVariables = z
       .default("/review"),
     REVIEWBOT_PR_ACTIONS: subsetOf(PULL_REQUEST_ACTIONS),
     REVIEWBOT_COMMAND_ASSOCIATIONS: subsetOf(COMMAND_ASSOCIATIONS),
-    // The model broker (issue 14): the api alone holds the model's key, as it holds the App key.
+    // The model broker: the api alone holds the model's key, as it holds the App key.
     ...LLM_ENV_FIELDS,
   })
   .strict()

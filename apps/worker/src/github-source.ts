@@ -26,7 +26,8 @@ export function createGitHubSource(gitUrl: string, scrubber: SecretScrubber): Re
           remote: `${base}/${job.repository}.git`,
           head: { ref: `refs/pull/${job.pullNumber}/head`, sha: job.headSha },
           base: { ref: `refs/heads/${job.baseRef}`, sha: job.baseSha },
-          // `.ai/` from the default branch's head, never the base a PR chose (issue 10).
+          // `.ai/` from the default branch's head, never the base a PR chose: a stale base may hold
+          // a weaker config.
           config: { ref: `refs/heads/${job.defaultBranch}` },
           credentials: { username: "x-access-token", password: token },
         },

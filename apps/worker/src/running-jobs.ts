@@ -35,7 +35,7 @@ export class RunningJobs {
 
   /**
    * Registers a running job, whose signal aborts with `REVIEW_TIMEOUT` once its deadline passes
-   * (issue 11: 50 helpers of 300 s each must not hold a slot for hours); call `finish` when its
+   * (50 helpers of 300 s each must not hold a slot for hours); call `finish` when its
    * processor is done with it.
    */
   add(jobId: string): { signal: AbortSignal; finish: () => void } {

@@ -23,7 +23,8 @@ const WorkerVariables = RuntimeConfig.extend({
   REVIEWBOT_CONCURRENCY: positiveInt.max(64).default(2),
   REVIEWBOT_SHUTDOWN_GRACE_MS: z.coerce.number().int().nonnegative().default(30_000),
   REVIEWBOT_LOCK_DURATION_MS: positiveInt.min(5_000).default(60_000),
-  // The whole review, claim to report, within this wall-clock budget; then its sandboxes are killed (issue 11).
+  // The whole review, claim to report, within this wall-clock budget; then its sandboxes are killed
+  // (helpers' own deadlines add up to hours).
   REVIEWBOT_REVIEW_DEADLINE_MS: positiveInt.min(5_000).max(86_400_000).default(1_200_000),
   REVIEWBOT_WORKER_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
   // Loopback by default, like the api: expose health and metrics to other hosts deliberately.

@@ -22,7 +22,7 @@ import { parseOrThrow } from "./parse-or-throw.js";
 export function parseEnvConfig<T extends z.ZodType & EnvSchema>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.output<T>> {
   const declared = new Set(Object.keys("in" in schema ? schema.in.shape : schema.shape));
   // X_FILE of a declared X counts as declared: REDIS_PASSWORD_FILE was dropped here before the
-  // file was ever read, so the Compose stack's apps met Redis without a password (issue 12).
+  // file was ever read, so the Compose stack's apps met Redis without a password.
   const isRead = (key: string): boolean =>
     key.startsWith("REVIEWBOT_") || declared.has(key) || (key.endsWith("_FILE") && declared.has(key.slice(0, -"_FILE".length)));
   const slice: Record<string, string> = {};

@@ -7,7 +7,7 @@
  * Scrubbing is one pass over the text, whatever the number of secrets: each position is looked up
  * by its first {@link MIN_SECRET_LENGTH} characters in an index of the secrets. Secrets with an
  * expiry (installation tokens) leave the index when they expire, so a long-running api that mints
- * thousands of tokens keeps only the live ones (issue 11: the scrubber only grew).
+ * thousands of tokens keeps only the live ones (the index used to only grow).
  */
 export const MIN_SECRET_LENGTH = 8;
 export const REDACTED = "[REDACTED]";

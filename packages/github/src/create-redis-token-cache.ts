@@ -21,11 +21,12 @@ export interface RedisTokenCacheOptions {
 export const DEFAULT_TOKEN_CACHE_MARGIN_MS = 5 * 60_000;
 
 /**
- * An installation-token cache in Redis, shared by every api process, in the format auth-app
- * writes (`token|createdAt|expiresAt|…`). Values are sealed with AES-256-GCM under a key derived
- * from the App private key, bound to their cache key: workers share this Redis but hold no App
- * key (ARCHITECTURE.md §2.4), so a compromised worker reading Redis gets no write-capable token.
- * Every token seen here — minted now or by another process — is registered with the scrubber.
+ * An installation-token cache in Redis, shared by every api process, in the format auth-app writes
+ * (`token|createdAt|expiresAt|…`). Values are sealed with AES-256-GCM under a key derived from the
+ * App private key, bound to their cache key: workers share this Redis but hold no App key
+ * (docs/architecture.md, layer 4: workers are untrusted clients of the api), so a compromised
+ * worker reading Redis gets no write-capable token. Every token seen here — minted now or by
+ * another process — is registered with the scrubber.
  */
 export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCache {
   const box = new SealedBox(options.secret, "token-cache-v1");

@@ -55,7 +55,7 @@ const ResolvedThread = z.object({
 });
 
 /**
- * Resolves the review threads a later push left behind (issue 15): each thread that starts with a
+ * Resolves the review threads a later push left behind: each thread that starts with a
  * comment of ours (`isOurs`, from the ids we posted), that GitHub reports outdated, that is still
  * open and that nobody replied to. Replied threads stay open. Idempotent: resolved threads are
  * skipped, and resolving one twice is harmless. Reads at most {@link MAX_PAGES} pages of threads.

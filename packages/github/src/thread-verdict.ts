@@ -19,7 +19,7 @@ export type ReviewThread = z.infer<typeof ReviewThread>;
 export type ThreadVerdict = "resolve" | "keep" | "skip";
 
 /**
- * What to do with one thread (issue 15). Only a thread that starts with a comment of ours is ever
+ * What to do with one thread. Only a thread that starts with a comment of ours is ever
  * touched, and `isOurs` decides that from the comment ids we posted, never from comment text (anyone
  * can quote our marker). A thread someone replied to stays open, outdated or not: a human is talking there.
  */

@@ -18,7 +18,7 @@ const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 /**
  * The most of one line kept: a header needs no more (a C-quoted path of 4,096 bytes is at most
  * 16 KiB), and a content line is read by its first character. A PR adding one 64 MiB line cost
- * 49 s when the unfinished line was re-split with every chunk (issue 11).
+ * 49 s when the unfinished line was re-split with every chunk.
  */
 export const MAX_PATCH_LINE = 32 * 1024;
 

@@ -44,11 +44,12 @@ interface TreeEntry {
 }
 
 /**
- * Makes `<worktree>/.ai` exactly the trusted commit's `.ai/` (layer 1 of the design): the default
- * branch's head, never the PR's base, which may be a stale branch with a weaker config. Whatever the
- * PR left there (files, a symlink, a gitlink) is removed without following links; the trusted entries
- * are then written from raw blob bytes, so no `.gitattributes` of the PR can filter them. When the
- * commit cannot be read, `.ai/` stays removed and the result says the overlay failed closed.
+ * Makes `<worktree>/.ai` exactly the trusted commit's `.ai/` (docs/architecture.md, layer 1: config
+ * comes from upstream, never the PR head): the default branch's head, never the PR's base, which
+ * may be a stale branch with a weaker config. Whatever the PR left there (files, a symlink, a
+ * gitlink) is removed without following links; the trusted entries are then written from raw blob
+ * bytes, so no `.gitattributes` of the PR can filter them. When the commit cannot be read, `.ai/`
+ * stays removed and the result says the overlay failed closed.
  */
 export async function applyTrustedOverlay(context: GitContext, gitDir: string, worktree: string, commit: ConfigCommit | null): Promise<OverlayResult> {
   const target = join(worktree, AI_DIR);

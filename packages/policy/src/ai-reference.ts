@@ -26,13 +26,14 @@ export function splitOption(arg: string): { readonly prefix: string; readonly va
 }
 
 /**
- * Defense layer 2 for an argument: `.ai` always means the base commit's top-level `.ai/`, by
- * absolute path. An argument that does not mention `.ai` ({@link mentionsAi}) is returned as it is.
- * One that does must be a path from the repository root (`.ai/x`, `./.ai/x`, `.ai`), or an option
- * whose value is one (`--config=.ai/x`); it is normalised, must stay under `.ai/`, and comes back
- * absolute under `root` (`.ai/a/../x.py` → `/work/.ai/x.py`), so no cwd and no PR directory named
- * `.ai` can stand in for it. Every other mention is refused: `src/.ai/x`, `../.ai/x`, `/work/.ai/x`,
- * `.AI/x`, `-c.ai/x`, `.ai/../x`, a shell string `cd src && sh .ai/x`.
+ * For an argument (docs/architecture.md, layer 2: helpers run only trusted code): `.ai` always
+ * means the base commit's top-level `.ai/`, by absolute path. An argument that does not mention
+ * `.ai` ({@link mentionsAi}) is returned as it is. One that does must be a path from the repository
+ * root (`.ai/x`, `./.ai/x`, `.ai`), or an option whose value is one (`--config=.ai/x`); it is
+ * normalised, must stay under `.ai/`, and comes back absolute under `root` (`.ai/a/../x.py` →
+ * `/work/.ai/x.py`), so no cwd and no PR directory named `.ai` can stand in for it. Every other
+ * mention is refused: `src/.ai/x`, `../.ai/x`, `/work/.ai/x`, `.AI/x`, `-c.ai/x`, `.ai/../x`, a
+ * shell string `cd src && sh .ai/x`.
  *
  * @param root where the worktree is inside the sandbox (no trailing `/`).
  */

@@ -16,8 +16,9 @@ export const SANDBOX_WORKTREE = "/work";
 export const PROGRAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
 /**
- * Defense layer 2: a helper executes only trusted code, and `.ai` always means the base commit's
- * top-level `.ai/` (the overlay replaces only that one; a `src/.ai/` is the PR's).
+ * A helper executes only trusted code (docs/architecture.md, layer 2: helpers run only trusted
+ * code), and `.ai` always means the base commit's top-level `.ai/` (the overlay replaces only that
+ * one; a `src/.ai/` is the PR's).
  *
  * - `command[0]` is a bare program name (resolved inside the image) or a path that stays under
  *   `.ai/` after POSIX normalisation; it is returned absolute under {@link SANDBOX_WORKTREE}

@@ -33,7 +33,8 @@ const INSTALL_ENV: Readonly<Record<string, string>> = {
   http_proxy: PROXY_URL,
   NO_PROXY: "",
   no_proxy: "",
-  // Outbound HTTPS on our hosts is TLS-intercepted by a proxy the host trusts (ARCHITECTURE §6).
+  // Outbound HTTPS on our hosts is TLS-intercepted by a proxy the host trusts (docs/architecture.md,
+  // 'Host facts': TLS-intercepting proxy).
   NODE_EXTRA_CA_CERTS: CA_FILE,
   SSL_CERT_FILE: CA_FILE,
   PIP_CERT: CA_FILE,

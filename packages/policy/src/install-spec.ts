@@ -37,7 +37,7 @@ const ALLOWED_FLAGS: Record<PackageManager, ReadonlySet<string>> = {
     "--require-hashes",
     "--no-compile",
     // Upgrade what the target already holds: it only replaces packages in our own --target
-    // directory (installPlan appends it), and installs nothing a plain install would not (issue 11).
+    // directory (installPlan appends it), and installs nothing a plain install would not.
     "-U",
     "--upgrade",
   ]),

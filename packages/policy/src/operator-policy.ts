@@ -49,7 +49,7 @@ export const OperatorLimits = z
 export type OperatorLimits = z.infer<typeof OperatorLimits>;
 
 /**
- * The worker's own ceilings on reading helper output into findings (issue 11). Apart from
+ * The worker's own ceilings on reading helper output, which a PR controls, into findings. Apart from
  * `limits` because no repository may ask for more or less: they bound the worker process, not a
  * sandbox. `structuredOutputBytes` replaces `limits.outputBytes` (when larger) as the output cap
  * of a helper whose format is a document (`sarif`, `checkstyle`, `rdjson`, `eslint-json`,

@@ -12,7 +12,8 @@ export interface ResolvedHelper {
   readonly description: string;
   /**
    * The argv before runtime arguments: every `.ai` path (`command[0]` or an argument) normalised
-   * and absolute under `SANDBOX_WORKTREE` (`/work/.ai/lint.sh`), whatever the cwd (layer 2).
+   * and absolute under `SANDBOX_WORKTREE` (`/work/.ai/lint.sh`), whatever the cwd
+   * (docs/architecture.md, layer 2: helpers run only trusted code).
    */
   readonly command: readonly string[];
   /** Normalised, relative to the worktree root (`.` for the root), never inside a PR's `.ai`. */
@@ -33,8 +34,9 @@ export interface ResolvedHelper {
 const NO_INSTALL: CheckResult<undefined> = { ok: true, value: undefined };
 
 /**
- * Applies the command (layer 2), cwd, install, image and limit rules to a helper whose shape has
- * been checked, collecting every problem rather than stopping at the first.
+ * Applies the command (docs/architecture.md, layer 2: helpers run only trusted code), cwd, install,
+ * image and limit rules to a helper whose shape has been checked, collecting every problem rather
+ * than stopping at the first.
  *
  * @param field the helper's path in the config (`helpers[2]`), for messages.
  */

@@ -26,8 +26,8 @@ export interface ArgsPolicy {
  * default) a `--` is inserted before them, so `-rf` is an operand; without it an argument that
  * begins with `-` is refused. An argument that mentions `.ai` in any form (`.ai/x`, `src/.ai/x`,
  * `--config=.ai/x`) is refused: which trusted files run is the base config's choice, and relative
- * to the helper's cwd such a path could name a `.ai` the PR controls (defense layer 2). No
- * arguments: the command alone, without a `--`.
+ * to the helper's cwd such a path could name a `.ai` the PR controls (docs/architecture.md,
+ * layer 2: helpers run only trusted code). No arguments: the command alone, without a `--`.
  *
  * @throws AppError `POLICY_DENIED` naming the argument and the reason.
  */

@@ -43,8 +43,9 @@ const REFUSED_NAMES: readonly { readonly reason: string; readonly names: readonl
   { reason: "changes the package index, install target or scripts of pip or npm", names: ["PIP_*", "NPM_CONFIG_*"] },
 ];
 
-// Secrets never enter a sandbox (ARCHITECTURE §2, layer 4), not even under our own prefix. Matched
-// against the `_`-separated words of a name, so REVIEWBOT_API_KEY is caught and KEYWORDS is not.
+// Secrets never enter a sandbox (docs/architecture.md, layer 4: workers are untrusted clients of
+// the api), not even under our own prefix. Matched against the `_`-separated words of a name, so
+// REVIEWBOT_API_KEY is caught and KEYWORDS is not.
 const SECRET_WORDS: ReadonlySet<string> = new Set([
   "TOKEN",
   "SECRET",

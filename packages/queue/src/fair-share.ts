@@ -47,7 +47,7 @@ export function newShareSweepCursor(): ShareSweepCursor {
 const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
 
 /**
- * Releases the fair-share entries of jobs that ended without anyone releasing them (issue 11): a
+ * Releases the fair-share entries of jobs that ended without anyone releasing them: a
  * job that failed by stalling, whose worker died for good, that failed before it could report, or
  * that was removed. Such an entry would otherwise lower its installation's priority for ever.
  * An entry goes when its job is gone, completed or failed; waiting, delayed and active jobs keep

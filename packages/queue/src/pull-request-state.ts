@@ -16,7 +16,7 @@ function stateKey(pr: PullRequestRef): string {
 export type HeadRecord =
   { readonly kind: "recorded"; readonly previous: string | null } | { readonly kind: "stale"; readonly recordedHead: string; readonly tie: boolean };
 
-// The ordering rule (issue 10): a delivery's head is only as new as the PR's `updated_at` that
+// The ordering rule: a delivery's head is only as new as the PR's `updated_at` that
 // GitHub sent with it, and the X-GitHub-Delivery id is not signed, so a captured delivery can be
 // sent again at any time. For one PR, with `at` the recorded `updated_at` (ms since the epoch):
 //   1. no record (new PR, or expired): the job's head is recorded;

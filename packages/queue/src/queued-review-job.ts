@@ -4,7 +4,8 @@ import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job"
 
 /**
  * A review job as the api finds it in the queue: only if the api sealed it under this id, so
- * nothing a worker added or altered is ever acted on (ARCHITECTURE.md, layer 4).
+ * nothing a worker added or altered is ever acted on (docs/architecture.md, layer 4: workers are
+ * untrusted clients of the api).
  *
  * @throws AppError `JOB_INVALID` when the seal is missing or wrong, or the data breaks the contract.
  */

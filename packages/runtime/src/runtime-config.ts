@@ -12,9 +12,10 @@ export const ENGINE_CHOICES = ["auto", ...SANDBOX_ENGINE_NAMES] as const;
 export type EngineChoiceSetting = (typeof ENGINE_CHOICES)[number];
 
 /**
- * The repository's Podman settings (runc, cgroupfs, explicit ulimits: ARCHITECTURE §6) where a
- * checkout has them, `infra/podman/containers.conf` (this file is `packages/runtime/{src,dist}/`).
- * The default of REVIEWBOT_CONTAINERS_CONF; a bundle without the repository names its own copy.
+ * The repository's Podman settings (docs/architecture.md, 'Host facts': runc and cgroupfs, explicit
+ * nofile and nproc) where a checkout has them, `infra/podman/containers.conf` (this file is
+ * `packages/runtime/{src,dist}/`). The default of REVIEWBOT_CONTAINERS_CONF; a bundle without the
+ * repository names its own copy.
  */
 const REPO_CONTAINERS_CONF = fileURLToPath(new URL("../../../infra/podman/containers.conf", import.meta.url));
 
@@ -53,8 +54,9 @@ export const RuntimeConfig = z.object({
   REVIEWBOT_MAX_TOTAL_BYTES: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxTotalBytes),
   REVIEWBOT_MAX_PATH_DEPTH: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxPathDepth),
   REVIEWBOT_MAX_PATH_BYTES: positiveInt.default(DEFAULT_CHECKOUT_LIMITS.maxPathBytes),
-  // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts (ARCHITECTURE §6): the install
-  // hooks' registry proxy trusts the bundle Node is given, else Debian's.
+  // Outbound HTTPS may be TLS-intercepted by a proxy the host trusts (docs/architecture.md, 'Host
+  // facts': TLS-intercepting proxy): the install hooks' registry proxy trusts the bundle Node is
+  // given, else Debian's.
   NODE_EXTRA_CA_CERTS: z.string().optional(),
   SSL_CERT_FILE: z.string().optional(),
 });

@@ -1,7 +1,10 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { EngineHealth, SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 
-/** Inside the Compose healthcheck's 4 s; a result is reused for as long (issue 11). */
+/**
+ * Inside the Compose healthcheck's 4 s; a result is reused for as long, so /readyz requests do not
+ * each reach the engine.
+ */
 export const SANDBOX_HEALTH_TIMEOUT_MS = 2000;
 export const SANDBOX_HEALTH_MAX_AGE_MS = 2000;
 
@@ -20,9 +23,9 @@ export interface SandboxHealth {
 }
 
 /**
- * A process's view of its sandbox engine after start-up, for a worker's `/readyz` (issue 11): the
- * engine's own cheap check, bounded by a timeout and cached briefly. Logs once when the engine
- * turns unhealthy and once when it recovers, not on every check.
+ * A process's view of its sandbox engine after start-up, for a worker's `/readyz` (which used to
+ * stay ready after the engine died): the engine's own cheap check, bounded by a timeout and cached
+ * briefly. Logs once when the engine turns unhealthy and once when it recovers, not on every check.
  */
 export function createSandboxHealth(engine: Pick<SandboxEngine, "name" | "health">, options: SandboxHealthOptions): SandboxHealth {
   const now = options.now ?? Date.now;

@@ -109,7 +109,7 @@ export interface SandboxEngine {
    * A cheap check that the engine can still start sandboxes (the container API answers `_ping`;
    * bwrap, prlimit, the run cgroups and the image rootfs are there). Starts no sandbox, never
    * rejects, and gives up when `signal` aborts. The readiness probe proved isolation at start-up;
-   * this tells a worker's `/readyz` when the engine has gone away since (issue 11).
+   * this tells a worker's `/readyz` when the engine has gone away since (it used to stay ready).
    */
   health(signal: AbortSignal): Promise<EngineHealth>;
   /** Stops what the engine started (a supervised podman service) and removes leftovers. */

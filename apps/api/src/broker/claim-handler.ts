@@ -44,7 +44,7 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, replacedLock, fresh, fields, response }) => {
     // A new attempt under a new lock: whatever the previous attempt held dies now.
     if (replacedLock !== null) await deps.tokens?.vault.revokeJob(body.jobId);
-    // Only a claim that passed the checks above counts against its installation's cap (issue 11).
+    // Only a claim that passed the checks above counts against its installation's cap.
     await deps.slots.acquire(job.installationId, body.jobId, fresh);
     const ai = aiOffer(deps.ai, job.repositoryPrivate);
     // An answer is about its thread: the PR's description is read for a review only.

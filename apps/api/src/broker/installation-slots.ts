@@ -54,7 +54,7 @@ end
 return reason`;
 
 /**
- * The per-installation concurrency cap (issue 11), decided by the api since workers are untrusted:
+ * The per-installation concurrency cap, decided by the api since workers are untrusted:
  * a claim that passed {@link authorizeJobCall} takes one of its installation's slots or is refused
  * with `INSTALLATION_BUSY`. Slots live in api-only sorted sets scored by their deadline, so an api
  * that crashes leaks nothing for longer than `ttlMs`: a slot is freed when the job's outcome is

@@ -49,13 +49,14 @@ const REFUSALS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Decides whether `worker` may act for job `jobId` right now (ARCHITECTURE.md layer 4): the api
- * sealed the job (a worker can add and alter queue entries, not seal them), the job is active,
- * the caller presents its current BullMQ lock token, and no other worker claimed that lock.
- * `purpose` `claim` is also refused once the job's outcome is recorded; a `report` is not, so
- * that a retried report is recognised as a duplicate. `use` (a model call, a fetch, the AI cache)
- * needs a claim this worker made under this lock, and a job that has not ended: it never binds a
- * lock itself, so nothing is spent on the model before the api has started the job.
+ * Decides whether `worker` may act for job `jobId` right now (docs/architecture.md, layer 4:
+ * workers are untrusted clients of the api): the api sealed the job (a worker can add and alter
+ * queue entries, not seal them), the job is active, the caller presents its current BullMQ lock
+ * token, and no other worker claimed that lock. `purpose` `claim` is also refused once the job's
+ * outcome is recorded; a `report` is not, so that a retried report is recognised as a duplicate.
+ * `use` (a model call, a fetch, the AI cache) needs a claim this worker made under this lock, and a
+ * job that has not ended: it never binds a lock itself, so nothing is spent on the model before the
+ * api has started the job.
  *
  * @throws AppError `JOB_NOT_HELD` naming the reason; the job, as sealed, otherwise.
  */

@@ -35,7 +35,7 @@ const BATCH = 200;
  * was retried or removed), with bounded work per sweep: revokes their tokens and frees their
  * installation slots (the deadline passed, the outcome is recorded, or the job's BullMQ lock is no
  * longer the one it was claimed under), and releases the fair-share entries of jobs that are gone,
- * completed or failed (issue 11). Runs in every api process; each step is idempotent.
+ * completed or failed. Runs in every api process; each step is idempotent.
  */
 export function startTokenSweeper(deps: TokenSweeperDeps): { sweep: () => Promise<SweepSummary>; close: () => void } {
   let running: Promise<SweepSummary> | null = null;

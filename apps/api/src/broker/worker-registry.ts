@@ -9,11 +9,12 @@ const LINE = /^([a-z0-9][a-z0-9-]{0,62})\s+([0-9a-f]{64})$/;
 const RECHECK_MS = 1000;
 
 /**
- * The workers the api accepts, one credential each (ARCHITECTURE.md layer 4): a file of
- * `<name> <sha256-hex>` lines (REVIEWBOT_WORKERS_FILE), holding hashes only. The file is looked at
- * again at most once a second and re-read when it changed, so deleting a worker's line revokes that
- * worker at once, without restarting the api or the other workers. A file that no longer reads or
- * parses revokes everyone until it is fixed (fail closed), and says why in the log.
+ * The workers the api accepts, one credential each (docs/architecture.md, layer 4: workers are
+ * untrusted clients of the api): a file of `<name> <sha256-hex>` lines (REVIEWBOT_WORKERS_FILE),
+ * holding hashes only. The file is looked at again at most once a second and re-read when it
+ * changed, so deleting a worker's line revokes that worker at once, without restarting the api or
+ * the other workers. A file that no longer reads or parses revokes everyone until it is fixed (fail
+ * closed), and says why in the log.
  */
 export class WorkerRegistry {
   readonly #path: string;

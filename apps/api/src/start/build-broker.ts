@@ -48,7 +48,8 @@ export function buildBroker(config: ApiConfig, deps: BrokerDeps): Broker {
           logger,
         });
   const slots = new InstallationSlots({ redis, reviews, limit: config.REVIEWBOT_INSTALLATION_CONCURRENCY, ttlMs: config.REVIEWBOT_INSTALLATION_SLOT_TTL_MS });
-  // Tokens, installation slots and fair-share entries of jobs that ended without a report (issue 11).
+  // Tokens, installation slots and fair-share entries of jobs that ended without a report, which
+  // nothing else frees.
   const sweeper = startTokenSweeper({ vault, slots, redis, reviews, logger });
   const registry = config.REVIEWBOT_WORKERS_FILE === undefined ? null : new WorkerRegistry(config.REVIEWBOT_WORKERS_FILE, logger);
   return { registry, vault, slots, sweeper };

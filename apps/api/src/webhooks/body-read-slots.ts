@@ -18,7 +18,7 @@ export interface BodyReadSlots {
 /**
  * Counts the webhook bodies being read at once. Until its signature is checked at the end, a body
  * is a stranger's bytes held in memory, so their number is bounded rather than their arrival:
- * `limit` × REVIEWBOT_WEBHOOK_MAX_BYTES is the most unverified data the api holds (issue 11).
+ * `limit` × REVIEWBOT_WEBHOOK_MAX_BYTES is the most unverified data the api holds.
  */
 export function createBodyReadSlots(limit: number): BodyReadSlots {
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit must be a positive integer, not ${limit}`);

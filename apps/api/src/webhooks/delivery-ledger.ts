@@ -39,7 +39,7 @@ return 'new'`;
 /**
  * Checks a delivery against the ledger and claims its body for its id. The delivery id is not
  * covered by GitHub's signature, so a captured delivery sent again under a fresh id is only
- * recognised by its bytes (issue 10).
+ * recognised by its bytes.
  */
 export async function claimDelivery(redis: Redis, deliveryId: string, digest: string): Promise<DeliveryClaim> {
   const claim = await redis.eval(CLAIM_SCRIPT, 2, deliveryKey(deliveryId), bodyKey(digest), deliveryId, DELIVERY_TTL_SECONDS);

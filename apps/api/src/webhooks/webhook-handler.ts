@@ -34,7 +34,7 @@ const BUSY_RETRY_AFTER_S = 1;
  * `POST /api/github/webhooks`: the headers (content type, a well-formed signature, event and
  * delivery id) and the declared size before a byte of the body is read; then a bounded number of
  * bodies read at once, their HMAC computed while they stream; then JSON, in that order: nothing
- * is parsed before the signature holds (issue 11). Answers 202 as soon as Redis confirms
+ * is parsed before the signature holds. Answers 202 as soon as Redis confirms
  * (accepted, duplicate, ignored); every refusal is logged once and counted.
  */
 export function webhookHandler(deps: WebhookDeps): RequestHandler {

@@ -64,7 +64,7 @@ const MAX_TURNS = 30;
 const TOOL_ANSWER_CHARS = 24_000;
 
 /**
- * The AI review (issue 14): the PR's patch planned into hunk-aligned chunks within the model's
+ * The AI review: the PR's patch planned into hunk-aligned chunks within the model's
  * context (lockfiles, generated and binary files left out, and said so), one tool loop per chunk
  * with the same system prompt and tools (cached per chunk under the PR's head, config, model and
  * prompt version), a synthesis when there are several, then every finding placed on the diff or

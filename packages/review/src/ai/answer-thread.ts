@@ -40,7 +40,7 @@ export interface ThreadAnswer {
 }
 
 /**
- * Answers a trusted reviewer's reply in one of our review threads (issue 15): the same model
+ * Answers a trusted reviewer's reply in one of our review threads: the same model
  * broker, budgets, read-only tools over git objects and `fetch_url` as the review (the helpers are
  * not offered: they need the review's sandboxes), our own system prompt with the default branch's
  * review rules, and the whole thread as untrusted data — a reviewer's words ask a question, they

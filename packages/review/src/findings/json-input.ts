@@ -42,7 +42,7 @@ export function parseJsonDocument(text: string): JsonDocument {
 
 /**
  * `text` without a leading UTF-8 byte-order mark (U+FEFF), which .NET and PowerShell tools write
- * by default and `JSON.parse` refuses (issue 11: a whole SARIF log read as "not valid JSON").
+ * by default and `JSON.parse` refuses (a whole SARIF log was read as "not valid JSON").
  */
 export function stripByteOrderMark(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

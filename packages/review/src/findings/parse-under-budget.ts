@@ -14,8 +14,8 @@ const STDERR_KEPT_BYTES = 16 * 1024;
 const OUT_OF_HEAP = "JavaScript heap out of memory";
 /**
  * Output up to this size is read in place: a linear parser reads it in a few milliseconds and a
- * bounded heap (issue 11's growth tests), while starting a process costs tens of milliseconds on
- * a busy 2-core host (bench:parsers).
+ * bounded heap (as the parsers' growth tests show), while starting a process costs tens of
+ * milliseconds on a busy 2-core host (bench:parsers).
  */
 export const IN_PLACE_BYTES = 64 * 1024;
 

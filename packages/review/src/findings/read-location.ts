@@ -18,7 +18,7 @@ const MAX_DIGITS = 20;
  * colon, so `12:3:` inside a message cannot move the split) or tsc's `file(line,col): error
  * TSnnnn: rest`. A scanner rather than a regex: each character is looked at a bounded number of
  * times, so hostile lines (long runs of spaces, digits or colons) cost what their length costs
- * (issue 11: `:\s*(?<rest>.*)$` took 3.9 s on 64k characters). Returns `null` for other lines.
+ * (`:\s*(?<rest>.*)$` took 3.9 s on 64k characters). Returns `null` for other lines.
  */
 export function readLocation(text: string): LineLocation | null {
   return readTscLocation(text) ?? readColonLocation(text);

@@ -192,7 +192,7 @@ describe("sanitiseText on pathological input", () => {
 describe("sanitiseText and sanitiseFinding time", () => {
   const secrets = ["secret-value-123", "another-secret-456"];
   const finding: Finding = { path: "a.py", line: 1, endLine: null, column: null, severity: "error", message: "", rule: "R1", helper: "h" };
-  // Whitespace runs around newlines (issue 11's 8.4 s), escape sequences, surrogates, secrets' starts.
+  // Whitespace runs around newlines (once 8.4 s), escape sequences, surrogates, secrets' starts.
   const hostile = (size: number) => randomText(21, size, [" ", "\t", "\n", " \n ", "\u001b[", "\u001b]8;;", "\ud800", "\u2028", "secret-val", "x"]);
   const benign = (size: number) => randomText(22, size, [`${readFixture("flake8.txt")}\n`, `${readFixture("pylint.txt")}\n`]);
   const text = (output: string) => sanitiseText(output, { maxBytes: Number.POSITIVE_INFINITY, maxLines: Number.POSITIVE_INFINITY, secrets }).text;

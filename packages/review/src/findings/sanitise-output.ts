@@ -21,7 +21,7 @@ export const MAX_FINDING_TEXT = 1000;
 /**
  * How much of a message or rule is read before it is sanitised, in UTF-16 units: room for the
  * escape sequences that stripping removes, and a bound on the work one finding costs however long
- * the text (one SARIF message string can be shared by thousands of results; issue 11).
+ * the text (one SARIF message string can be shared by thousands of results).
  */
 export const MAX_FINDING_INPUT = 2 * MAX_FINDING_TEXT;
 // The shortest tail that is redacted when it begins a secret (output cut mid-secret upstream).

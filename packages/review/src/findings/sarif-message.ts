@@ -16,7 +16,7 @@ export type SarifMessageReader = (message: unknown, rule: unknown) => string | u
  * ({@link MAX_FINDING_TEXT}), unmarked: sanitising cuts it and adds the `…` after scrubbing, so a
  * secret cut short here still ends the text, where the scrubber redacts it (a `…` added here hid
  * it). One message string is shared by every result that names it, so each result costs what its
- * own arguments cost, not a copy of a long string (issue 11). Each message
+ * own arguments cost, not a copy of a long string. Each message
  * string is read, and its literal text cleaned (`cleanText`), once per run; each argument is
  * cleaned once per result. The message is still sanitised whole afterwards (secrets are scrubbed
  * from the final text), which for clean text costs one native scan: the pieces cleaned here are

@@ -21,7 +21,7 @@ const NO_FILE: SarifPath = { ok: true, path: undefined };
  * inside the repository. `path: undefined` when the location names no file.
  *
  * Each base is resolved and decoded once per run, and each `(uriBaseId, uri)` pair once: the
- * results on one file share one path string instead of a copy of a long base each (issue 11).
+ * results on one file share one path string instead of a copy of a long base each.
  */
 export function sarifPathResolver(run: unknown): SarifPathResolver {
   const bases = new Map<string, SarifPath>();

@@ -101,7 +101,7 @@ export function stripAndFlatten(text: string): string {
  * One pass over the text's UTF-16 units, copied into a typed array (a byte a unit when the text
  * has none above U+00FF) and rewritten in place, rather than a regex replace per kind of unit: a
  * replace costs a call and a rope node per match, which made sanitising text dense with escapes
- * cost about three times sanitising plain text (issue 11), and left a rope to flatten. Linear by
+ * cost about three times sanitising plain text, and left a rope to flatten. Linear by
  * construction: each unit is read once, and written at most once.
  */
 function scan(text: string, table: Uint8Array): string {

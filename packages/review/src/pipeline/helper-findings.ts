@@ -10,7 +10,7 @@ import { parseUnderBudget } from "../findings/parse-under-budget.js";
 
 /**
  * Formats whose output is one document (a JSON value, an XML tree): parsed whole, or not at all.
- * A cut document is not read: a prefix of it is not what the tool said (issue 11).
+ * A cut document is not read: a prefix of it is not what the tool said.
  */
 export const DOCUMENT_FORMATS: ReadonlySet<OutputFormat> = new Set(["sarif", "checkstyle", "rdjson", "eslint-json", "ruff-json"]);
 

@@ -24,9 +24,10 @@ export interface HelperRun {
 }
 
 /**
- * The argv an engine runs: the policy's, whose `.ai/` paths are absolute under the sandbox's
- * mount point (layer 2: the base's top-level `.ai/`, whatever the cwd). An unsandboxed engine
- * has no mount point and runs in the worktree itself, so they point there instead.
+ * The argv an engine runs: the policy's, whose `.ai/` paths are absolute under the sandbox's mount
+ * point (the base's top-level `.ai/`, whatever the cwd: docs/architecture.md, layer 2: helpers run
+ * only trusted code). An unsandboxed engine has no mount point and runs in the worktree itself, so
+ * they point there instead.
  */
 export function engineArgv(argv: readonly string[], run: Pick<HelperRun, "engine" | "worktree">): readonly string[] {
   return run.engine.sandboxed ? argv : relocateTrustedPaths(argv, run.worktree);

@@ -22,7 +22,7 @@ export interface ProgramContext {
 
 /**
  * When a run failed because its program is not in its image, the one line that says which program,
- * which image, and what to do (issue 11: it used to be "exited 1 without findings", the reason only
+ * which image, and what to do (it used to be "exited 1 without findings", the reason only
  * in stderr); otherwise null. A script of the base's `.ai/` whose `#!` interpreter is missing is
  * reported by its interpreter: that is the program the image lacks.
  */

@@ -51,10 +51,10 @@ export interface ReviewDependencies {
 }
 
 /**
- * The review pipeline (data-flow steps 2–7): trusted checkout, the trusted `.ai/` config, the context
- * script and every helper each in its own sandbox (in parallel up to the operator's concurrency),
- * findings parsed, mapped to repository paths, sanitised and filtered to the PR's diff, then the
- * AI review (step 6) while the checkout's objects are still held.
+ * The review pipeline (docs/architecture.md, data-flow steps 2–7): trusted checkout, the trusted
+ * `.ai/` config, the context script and every helper each in its own sandbox (in parallel up to the
+ * operator's concurrency), findings parsed, mapped to repository paths, sanitised and filtered to
+ * the PR's diff, then the AI review (step 6) while the checkout's objects are still held.
  */
 export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDependencies): Promise<Report> {
   const started = performance.now();

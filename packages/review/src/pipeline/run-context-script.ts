@@ -22,11 +22,11 @@ export interface ContextScriptRun extends HelperRun {
 }
 
 /**
- * Runs the base commit's `.ai/context-script`, when it is a regular executable file, with the PR
- * as JSON on stdin, by absolute path (the top-level `.ai/` the overlay wrote, as a helper's `.ai/`
- * command: layer 2) from the worktree root. It may print text, or JSON
- * `{ "context"?: string, "skip_files"?: string[] }`. Its output is untrusted data: sanitised,
- * capped, and never executed or interpolated.
+ * Runs the base commit's `.ai/context-script`, when it is a regular executable file, with the PR as
+ * JSON on stdin, by absolute path (the top-level `.ai/` the overlay wrote, as a helper's `.ai/`
+ * command: docs/architecture.md, layer 2: helpers run only trusted code) from the worktree root. It
+ * may print text, or JSON `{ "context"?: string, "skip_files"?: string[] }`. Its output is
+ * untrusted data: sanitised, capped, and never executed or interpolated.
  */
 export async function runContextScript(run: ContextScriptRun, pullRequest: unknown): Promise<ContextReport | null> {
   const info = await lstat(join(run.worktree, SCRIPT)).catch(() => null);
@@ -45,7 +45,7 @@ export async function runContextScript(run: ContextScriptRun, pullRequest: unkno
   });
   const { text, skipFiles } = interpret(result.stdout.toString("utf8"));
   const outcome = helperOutcome(result, 0);
-  // A Python script in an image without Python used to fail with no reason given (issue 11).
+  // A Python script in an image without Python used to fail with no reason given.
   const error = outcome === "failed" ? await missingProgramProblem(result, { ...run, argv, owner: "context-script" }) : null;
   return {
     text: sanitiseText(text, { ...CONTEXT_TEXT, secrets: run.secrets }).text,

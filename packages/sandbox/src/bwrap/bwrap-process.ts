@@ -58,7 +58,8 @@ export class BwrapProcess {
 
   /**
    * Spawns the command as the sandbox user with an empty environment (bwrap's own environment
-   * would be readable inside through /proc/1/environ, ARCHITECTURE §6).
+   * would be readable inside through /proc/1/environ; docs/architecture.md, 'Host facts': bwrap
+   * started by root).
    *
    * @throws AppError `SANDBOX_UNAVAILABLE` when the process cannot be spawned.
    */

@@ -36,10 +36,11 @@ export interface ContainerProfileOptions {
 export const STDIN_MOUNT = "/run/reviewbot/stdin";
 
 /**
- * The hardened create options for one helper run (layer 3): no network, read-only root, no
- * capabilities, no-new-privileges, our seccomp profile, a non-root numeric user, the work tree
- * read-only, a small noexec /tmp, memory without extra swap, CPU, pids and rlimits, a private IPC
- * namespace, an init process, no TTY, no log kept (output is streamed to us and capped).
+ * The hardened create options for one helper run (docs/architecture.md, layer 3: every subprocess
+ * is sandboxed): no network, read-only root, no capabilities, no-new-privileges, our seccomp
+ * profile, a non-root numeric user, the work tree read-only, a small noexec /tmp, memory without
+ * extra swap, CPU, pids and rlimits, a private IPC namespace, an init process, no TTY, no log kept
+ * (output is streamed to us and capped).
  */
 export function containerProfile(spec: SandboxSpec, options: ContainerProfileOptions): ContainerCreateOptions {
   const { limits } = spec;
@@ -76,7 +77,8 @@ export function containerProfile(spec: SandboxSpec, options: ContainerProfileOpt
       NanoCpus: Math.round(limits.cpus * 1e9),
       PidsLimit: limits.pids,
       // The worker lacks CAP_SYS_RESOURCE: nofile and nproc must be explicit and within its own
-      // hard limits, or the runtime fails with "error setting rlimit" (ARCHITECTURE §6).
+      // hard limits, or the runtime fails with "error setting rlimit" (docs/architecture.md,
+      // 'Host facts': explicit nofile and nproc).
       Ulimits: [
         { Name: "nofile", Soft: limits.nofile, Hard: limits.nofile },
         // RLIMIT_NPROC counts every process of the run's uid on the host (every helper's, when all

@@ -9,7 +9,7 @@ const STOP_GRACE_MS = 250;
 export interface PodmanServiceOptions {
   /** Private socket of this worker, e.g. `<state dir>/podman.sock`. */
   readonly socketPath: string;
-  /** infra/podman/containers.conf: runc, cgroupfs, explicit ulimits (ARCHITECTURE §6). */
+  /** infra/podman/containers.conf (docs/architecture.md, 'Host facts': runc and cgroupfs, explicit nofile and nproc). */
   readonly containersConf: string;
   readonly startTimeoutMs?: number;
 }

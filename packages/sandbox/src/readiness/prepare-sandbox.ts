@@ -60,7 +60,8 @@ export async function probeSandboxEngines(setup: SandboxSetup): Promise<ProbedEn
     try {
       const engine = await createEngine(name, setup, await uids);
       // In the state directory, which lies in the clone cache: an engine reached through a socket
-      // (a Compose worker's) resolves the work tree on its host, as for the helpers' (issue 12).
+      // (a Compose worker's) resolves the work tree on its host, as for the helpers': it cannot see
+      // the worker container's temp dir.
       const probe = await probeEngine(engine, { image: setup.probeImage, limits: setup.limits, workDir: setup.stateDir });
       candidates.push({ engine, probe });
       reports.push(probe);

@@ -26,7 +26,7 @@ export function isRootWorker(ids: ProcessIds = ownIds()): boolean {
  * Decides who bwrap runs as for one run. A root worker switches to the run's leased host uid
  * (`HostUidPool`); any other worker runs bwrap as itself. Root inside an unprivileged bwrap is the
  * host user that started it, so uid or gid 0 would leave the sandbox mapped to host root
- * (ARCHITECTURE §6): refused.
+ * (docs/architecture.md, 'Host facts': bwrap started by root): refused.
  *
  * @throws AppError `SANDBOX_UNAVAILABLE` when a root worker has no lease or the sandbox would be root.
  */
