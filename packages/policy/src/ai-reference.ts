@@ -27,7 +27,7 @@ export function splitOption(arg: string): { readonly prefix: string; readonly va
 
 /**
  * For an argument (docs/architecture.md, layer 2: helpers run only trusted code): `.ai` always
- * means the base commit's top-level `.ai/`, by absolute path. An argument that does not mention
+ * means the trusted commit's top-level `.ai/`, by absolute path. An argument that does not mention
  * `.ai` ({@link mentionsAi}) is returned as it is. One that does must be a path from the repository
  * root (`.ai/x`, `./.ai/x`, `.ai`), or an option whose value is one (`--config=.ai/x`); it is
  * normalised, must stay under `.ai/`, and comes back absolute under `root` (`.ai/a/../x.py` →

@@ -17,7 +17,7 @@ export const PROGRAM_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]*$/;
 
 /**
  * A helper executes only trusted code (docs/architecture.md, layer 2: helpers run only trusted
- * code), and `.ai` always means the base commit's top-level `.ai/` (the overlay replaces only that
+ * code), and `.ai` always means the trusted commit's top-level `.ai/` (the overlay replaces only that
  * one; a `src/.ai/` is the PR's).
  *
  * - `command[0]` is a bare program name (resolved inside the image) or a path that stays under
