@@ -41,7 +41,7 @@ export interface JobClient {
 }
 
 /**
- * The worker's side of the api's worker routes (packages/queue worker-protocol). A refusal keeps
+ * The worker's side of the api's worker routes (packages/contracts worker-protocol). A refusal keeps
  * its code (`JOB_NOT_HELD`, `OUTCOME_RECORDED`, …: final; a report returns it instead, see
  * {@link HeldJob.report}), except a refused credential, which says
  * nothing about the job (retryable: another worker may run it); network errors and 5xx are retried a few

@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
-import { chatEndpoint, LLM_ENV_FIELDS, LlmEnv, refineLlmEnv, toLlmSettings, type LlmSettings } from "./llm-settings.js";
+import { chatEndpoint, LLM_ENV_FIELDS, refineLlmEnv, toLlmSettings, type LlmSettings } from "./llm-settings.js";
 
 /** What an app's config does with the REVIEWBOT_LLM_* variables: its strict schema, refined, then toLlmSettings. */
 function loadLlmSettings(env: NodeJS.ProcessEnv): LlmSettings {
   const slice = Object.fromEntries(Object.entries(env).filter(([key]) => key.startsWith("REVIEWBOT_LLM_")));
-  return toLlmSettings(parseEnvConfig(LlmEnv, slice));
+  return toLlmSettings(parseEnvConfig(z.strictObject(LLM_ENV_FIELDS).superRefine(refineLlmEnv), slice));
 }
 
 const dir = mkdtempSync(join(tmpdir(), "reviewbot-llm-settings-"));

@@ -122,13 +122,8 @@ export const LLM_ENV_FIELDS = {
   REVIEWBOT_LLM_CONTEXT_TOKENS: positiveInt.min(1024).max(100_000_000).default(32_768),
 };
 
-export const LlmEnv = z
-  .object(LLM_ENV_FIELDS)
-  .strict()
-  .superRefine((config, ctx) => {
-    refineLlmEnv(config, ctx);
-  });
-export type LlmEnv = z.infer<typeof LlmEnv>;
+/** The REVIEWBOT_LLM_* values as an app's schema parses them from {@link LLM_ENV_FIELDS}. */
+export type LlmEnv = z.output<z.ZodObject<typeof LLM_ENV_FIELDS>>;
 
 /**
  * The checks between settings, when the AI review is on: a model is named, it is in the
