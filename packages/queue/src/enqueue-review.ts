@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { requestCancel } from "./cancel-channel.js";
 import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
+import { endLiveJobs, openLiveJob } from "./live-job-record.js";
 import { PullRequestLease } from "./pull-request-lease.js";
 import type { QueueSeal } from "./queue-seal.js";
 import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
@@ -28,7 +29,8 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
  * Enqueues a review (validated here, where it is written) and makes it the PR's only live review:
  * the PR's previous job is removed if it is still waiting, and the job running for an older head
  * (the holder of the PR's lease) is cancelled. Its priority comes from the installation's fair share.
- * The job is sealed: the api acts on no queued job it did not write ({@link QueueSeal}).
+ * The job is sealed, and recorded as live: the api acts on no queued job it did not write
+ * ({@link QueueSeal}), nor on one it removed or saw end ({@link openLiveJob}).
  */
 export async function enqueueReview(queue: Queue, redis: Redis, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
@@ -38,6 +40,8 @@ export async function enqueueReview(queue: Queue, redis: Redis, seal: QueueSeal,
   if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
   const previousJobId = head.previous;
   const priority = await sharePriority(redis, job.installationId);
+  // Before the add: a worker may claim the job the moment it is in the queue.
+  await openLiveJob(redis, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, priority });
   await joinShare(redis, job.installationId, jobId);
   const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId);
@@ -54,6 +58,7 @@ async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string): Promi
     () => false,
   );
   if (!removed) return null;
+  await endLiveJobs(redis, [jobId]);
   await releaseShare(redis, (previous.data as ReviewJob).installationId, jobId);
   return jobId;
 }

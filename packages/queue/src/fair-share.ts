@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { endLiveJobs } from "./live-job-record.js";
 import { KEY_PREFIX } from "./queue-names.js";
 
 /** BullMQ's highest priority value (2^21 - 1); lower runs first. */
@@ -50,8 +51,8 @@ const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
  * Releases the fair-share entries of jobs that ended without anyone releasing them: a
  * job that failed by stalling, whose worker died for good, that failed before it could report, or
  * that was removed. Such an entry would otherwise lower its installation's priority for ever.
- * An entry goes when its job is gone, completed or failed; waiting, delayed and active jobs keep
- * theirs. Bounded work: at most `budget` entries and a few SCAN pages per call, going on from
+ * An entry goes when its job is gone, completed or failed, and with it the api's record of the job
+ * as live; waiting, delayed and active jobs keep theirs. Bounded work: at most `budget` entries and a few SCAN pages per call, going on from
  * `cursor` (which it advances) so that successive calls cover every set; `redis` must be allowed to
  * SCAN and to read the queue's keys (the api's user).
  */
@@ -73,7 +74,11 @@ export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweep
     }
     const [next, members] = await redis.sscan(key, cursor.members, "COUNT", Math.min(100, budget - checked));
     const ended = await endedJobs(redis, queue, members);
-    if (ended.length > 0) await redis.srem(key, ...ended);
+    if (ended.length > 0) {
+      // A job gone, completed or failed is live no more: a copy a worker puts back is not acted on.
+      await endLiveJobs(redis, ended);
+      await redis.srem(key, ...ended);
+    }
     checked += members.length;
     released += ended.length;
     cursor.members = next;

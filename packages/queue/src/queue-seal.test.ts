@@ -6,13 +6,13 @@ const data = { repository: "octo/hello", headSha: "a".repeat(40), nested: { list
 
 describe("QueueSeal", () => {
   it("opens what it sealed under the same id, returning the data without its seal", () => {
-    expect(seal.open("review.1.2.d", seal.seal("review.1.2.d", data))).toEqual(data);
+    expect(seal.open("review.1.2.d", seal.seal("review.1.2.d", data, 1234))).toEqual({ data, sealedAt: 1234 });
   });
 
   it("does not depend on the order of keys (Redis round trips keep the data, not the order)", () => {
     const sealed = seal.seal("id", data);
-    const reordered = { nested: { list: [1, "two", null] }, mac: sealed.mac, headSha: data.headSha, repository: data.repository };
-    expect(seal.open("id", reordered)).toEqual(data);
+    const reordered = { nested: { list: [1, "two", null] }, mac: sealed.mac, sealedAt: sealed.sealedAt, headSha: data.headSha, repository: data.repository };
+    expect(seal.open("id", reordered).data).toEqual(data);
   });
 
   it.each([
@@ -20,6 +20,7 @@ describe("QueueSeal", () => {
     ["a seal that is not hex", () => ({ ...seal.seal("id", data), mac: "z".repeat(64) })],
     ["a changed field", () => ({ ...seal.seal("id", data), repository: "octo/private" })],
     ["an added field", () => ({ ...seal.seal("id", data), token: "ghs_x" })],
+    ["a changed sealing time", () => ({ ...seal.seal("id", data), sealedAt: Date.now() + 60_000 })],
     [
       "a removed field",
       () => {

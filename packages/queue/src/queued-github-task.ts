@@ -7,5 +7,5 @@ import type { QueueSeal } from "./queue-seal.js";
  * the contract, is a final `JOB_INVALID` naming the problem.
  */
 export function openGitHubTask(seal: QueueSeal, taskId: string, data: unknown): GitHubTask {
-  return parseContract(GitHubTask, "github task", seal.open(taskId, data));
+  return parseContract(GitHubTask, "github task", seal.open(taskId, data).data);
 }

@@ -14,6 +14,15 @@ export const REVIEW_JOB_OPTIONS: DefaultJobOptions = Object.freeze({
 });
 
 /**
+ * The longest a review job lives, from the api's seal to its last claim: its five attempts with
+ * backoff take minutes and each run is bounded by the worker's review deadline, so nearly all of it
+ * is waiting for a free worker or installation slot. Two days covers a fleet that was down over a
+ * long night; the api refuses a claim on a job sealed longer ago (a saved job put back later), and
+ * its record of the job as live lasts as long.
+ */
+export const REVIEW_JOB_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
+
+/**
  * One job id per delivery: the same delivery enqueued twice (two API replicas, a retried request)
  * is one job, while a new event for the same PR is a new job that supersedes the old one.
  * BullMQ ids must not contain `:` and must not be integers.

@@ -2,12 +2,14 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import { liveJobKey } from "@reviewbot/queue/live-job-record";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { openReviewJob } from "@reviewbot/queue/queued-review-job";
+import { MAX_SEALED_JOB_BYTES, openReviewJob } from "@reviewbot/queue/queued-review-job";
+import { REVIEW_JOB_MAX_AGE_MS } from "@reviewbot/queue/review-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 
-/** How long the api remembers which worker claimed a job under which lock (past any job). */
-const CLAIM_TTL_MS = 2 * 24 * 3600 * 1000;
+/** How long the api remembers which worker claimed a job under which lock: as long as a job lives. */
+const CLAIM_TTL_MS = REVIEW_JOB_MAX_AGE_MS;
 
 export interface JobAuthorityDeps {
   readonly reviews: Queue;
@@ -22,26 +24,48 @@ export interface HeldJob {
   readonly replacedLock: string | null;
   /** True when this call bound the job's current lock (a new attempt), false when it was bound before. */
   readonly fresh: boolean;
+  /**
+   * True for the one claim under this lock that issues the lock's repository token; every other
+   * claim under it (a worker that lost the answer, or one repeating claims to mint more) gets what
+   * was issued, never a new token. Always false for reports and `use`.
+   */
+  readonly issuesToken: boolean;
 }
 
-// One atomic step: the job is ACTIVE, its BullMQ lock is the presented token, it has not ended,
-// and this lock is claimed by this worker (the first authenticated caller under a lock owns it).
+// Reads the job's data only if it is no larger than a job the api writes (checked with HSTRLEN
+// before a byte is sent or parsed), in one step so the data cannot grow between check and read.
+const READ_SCRIPT = `
+local size = redis.call('HSTRLEN', KEYS[1], 'data')
+if size == 0 then return {'none', ''} end
+if size > tonumber(ARGV[1]) then return {'large', tostring(size)} end
+return {'ok', redis.call('HGET', KEYS[1], 'data')}`;
+
+// One atomic step: the api's record says the job is live (or, for a report, its outcome is
+// recorded), it is ACTIVE, its BullMQ lock is the presented token, it has not ended, and this lock is
+// claimed by this worker (the first authenticated caller under a lock owns it). A claim also takes
+// the lock's one right to a repository token (field 'token'), which a new lock resets.
 const BIND_SCRIPT = `
-if redis.call('EXISTS', KEYS[4]) == 1 and ARGV[4] ~= 'report' then return {'ended', ''} end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lock', ''} end
-if not redis.call('LPOS', KEYS[2], ARGV[5]) then return {'inactive', ''} end
+if redis.call('EXISTS', KEYS[4]) == 1 then
+  if ARGV[4] ~= 'report' then return {'ended', '', 0} end
+elseif redis.call('EXISTS', KEYS[5]) == 0 then return {'dead', '', 0} end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lock', '', 0} end
+if not redis.call('LPOS', KEYS[2], ARGV[5]) then return {'inactive', '', 0} end
 local lock = redis.call('HGET', KEYS[3], 'lock')
 if lock == ARGV[1] then
-  if redis.call('HGET', KEYS[3], 'worker') ~= ARGV[2] then return {'worker', ''} end
-  return {'held', ''}
+  if redis.call('HGET', KEYS[3], 'worker') ~= ARGV[2] then return {'worker', '', 0} end
+  if ARGV[4] ~= 'claim' then return {'held', '', 0} end
+  return {'held', '', redis.call('HSETNX', KEYS[3], 'token', '1')}
 end
-if ARGV[4] == 'use' then return {'unclaimed', ''} end
+if ARGV[4] == 'use' then return {'unclaimed', '', 0} end
+redis.call('HDEL', KEYS[3], 'token')
 redis.call('HSET', KEYS[3], 'lock', ARGV[1], 'worker', ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-return {'bound', lock or ''}`;
+if ARGV[4] ~= 'claim' then return {'bound', lock or '', 0} end
+return {'bound', lock or '', redis.call('HSETNX', KEYS[3], 'token', '1')}`;
 
 const REFUSALS: Readonly<Record<string, string>> = {
   ended: "the job has ended",
+  dead: "the api has no live record of this job: it ended, was removed or superseded, or outlived any job",
   lock: "the lock token is not the job's current lock",
   inactive: "the job is not active",
   worker: "another worker claimed this job under this lock",
@@ -51,7 +75,8 @@ const REFUSALS: Readonly<Record<string, string>> = {
 /**
  * Decides whether `worker` may act for job `jobId` right now (docs/architecture.md, layer 4:
  * workers are untrusted clients of the api): the api sealed the job (a worker can add and alter
- * queue entries, not seal them), the job is active, the caller presents its current BullMQ lock
+ * queue entries, not seal them) within REVIEW_JOB_MAX_AGE_MS, the api's own record says the job is
+ * live (a worker can put back a sealed job the api removed or saw end, not that record), it is active, the caller presents its current BullMQ lock
  * token, and no other worker claimed that lock. `purpose` `claim` is also refused once the job's
  * outcome is recorded; a `report` is not, so that a retried report is recognised as a duplicate.
  * `use` (a model call, a fetch, the AI cache) needs a claim this worker made under this lock, and a
@@ -64,33 +89,58 @@ export async function authorizeJobCall(
   deps: JobAuthorityDeps,
   call: { readonly worker: string; readonly jobId: string; readonly lockToken: string; readonly purpose: "claim" | "report" | "use" },
 ): Promise<HeldJob> {
-  const queued = await deps.reviews.getJob(call.jobId);
-  if (queued === undefined) throw new AppError("JOB_NOT_HELD", "no review job has this id");
-  let job: ReviewJob;
+  const { job, sealedAt } = await readSealedJob(deps, call.jobId);
+  if (call.purpose !== "report" && (sealedAt === null || Date.now() - sealedAt > REVIEW_JOB_MAX_AGE_MS))
+    throw new AppError("JOB_NOT_HELD", "the job was sealed longer ago than any job lives: a saved copy put back", { details: { verdict: "expired" } });
+  const [verdict, previous, issues] = (await deps.redis.eval(
+    BIND_SCRIPT,
+    5,
+    deps.reviews.toKey(`${call.jobId}:lock`),
+    deps.reviews.toKey("active"),
+    claimKey(call.jobId),
+    outcomeKey(call.jobId),
+    liveJobKey(call.jobId),
+    call.lockToken,
+    call.worker,
+    CLAIM_TTL_MS,
+    call.purpose,
+    call.jobId,
+  )) as [string, string, number];
+  const refusal = REFUSALS[verdict];
+  if (refusal !== undefined) throw new AppError("JOB_NOT_HELD", refusal, { details: { verdict } });
+  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound", issuesToken: issues === 1 };
+}
+
+/**
+ * The queued job as the api sealed it, read without BullMQ's job parser: a worker can write the
+ * job's hash, so its `data` is measured before it is read, and nothing else of the hash is parsed.
+ */
+async function readSealedJob(deps: JobAuthorityDeps, jobId: string): Promise<{ job: ReviewJob; sealedAt: number | null }> {
+  const [state, value] = (await deps.redis.eval(READ_SCRIPT, 1, deps.reviews.toKey(jobId), MAX_SEALED_JOB_BYTES)) as [string, string];
+  if (state === "none") throw new AppError("JOB_NOT_HELD", "no review job has this id");
+  if (state === "large")
+    throw new AppError("JOB_NOT_HELD", `the queued job's data is ${value} bytes, more than any job the api writes (${MAX_SEALED_JOB_BYTES})`, {
+      details: { verdict: "oversized" },
+    });
+  let data: unknown;
   try {
-    job = openReviewJob(deps.seal, call.jobId, queued.data);
+    data = JSON.parse(value);
+  } catch (err) {
+    throw new AppError("JOB_NOT_HELD", "the queued job's data is not JSON", { cause: err });
+  }
+  try {
+    return openReviewJob(deps.seal, jobId, data);
   } catch (err) {
     if (!isAppError(err)) throw err;
     if (err.details.forged === true)
       throw new AppError("JOB_NOT_HELD", "the job was not created by the api, or was altered", { cause: err, details: { forged: true } });
     throw new AppError("JOB_NOT_HELD", "the queued job breaks its contract", { cause: err });
   }
-  const [verdict, previous] = (await deps.redis.eval(
-    BIND_SCRIPT,
-    4,
-    deps.reviews.toKey(`${call.jobId}:lock`),
-    deps.reviews.toKey("active"),
-    claimKey(call.jobId),
-    outcomeKey(call.jobId),
-    call.lockToken,
-    call.worker,
-    CLAIM_TTL_MS,
-    call.purpose,
-    call.jobId,
-  )) as [string, string];
-  const refusal = REFUSALS[verdict];
-  if (refusal !== undefined) throw new AppError("JOB_NOT_HELD", refusal, { details: { verdict } });
-  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound" };
+}
+
+/** A claim that took the lock's right to a token but could not issue one gives it back, so a retry can. */
+export async function returnTokenRight(redis: Redis, jobId: string, lockToken: string): Promise<void> {
+  await redis.eval(`if redis.call('HGET', KEYS[1], 'lock') == ARGV[1] then redis.call('HDEL', KEYS[1], 'token') end`, 1, claimKey(jobId), lockToken);
 }
 
 /** The lock a job was last claimed under, or null; the sweeper compares it with the job's lock now. */

@@ -1,0 +1,29 @@
+import type { Redis } from "ioredis";
+import type { ReviewJob } from "@reviewbot/contracts/review-job";
+import { KEY_PREFIX } from "./queue-names.js";
+import { REVIEW_JOB_MAX_AGE_MS } from "./review-queue.js";
+
+/**
+ * The api's own record that a review job it enqueued is live (docs/architecture.md, layer 4:
+ * workers are untrusted clients of the api). A worker's Redis user can write every key of the
+ * review queue, so a sealed job it saved can be put back after it ended, was removed or superseded;
+ * the seal still holds, the record does not: it is written before the job is added, under an
+ * api-only key, and ended when the outcome is recorded, when the api removes the job, and when the
+ * sweeper finds the job gone. It also lapses {@link REVIEW_JOB_MAX_AGE_MS} after it was written.
+ * It says why the job exists (`trigger`): a `/review` command or a re-run is the api's own decision
+ * to review a head again, recorded as such.
+ */
+export async function openLiveJob(redis: Redis, jobId: string, job: Pick<ReviewJob, "trigger">): Promise<void> {
+  const key = liveJobKey(jobId);
+  await redis.multi().hset(key, "trigger", job.trigger).pexpire(key, REVIEW_JOB_MAX_AGE_MS).exec();
+}
+
+/** Ends the record of each job: nothing the api acts for any more. Idempotent. */
+export async function endLiveJobs(redis: Redis, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length > 0) await redis.del(...jobIds.map(liveJobKey));
+}
+
+/** `reviewbot:broker:job:<jobId>`: api-only (infra/redis/users.acl.template), present while the job is live. */
+export function liveJobKey(jobId: string): string {
+  return `${KEY_PREFIX}:broker:job:${jobId}`;
+}
