@@ -8,6 +8,7 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ClaimRequest, type AiOffer, type ClaimResponse, type ReplyThread } from "@reviewbot/contracts/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
+import { returnTokenRight, takeTokenRight } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 
@@ -36,6 +37,9 @@ const ROUTE = { name: "claim", schema: ClaimRequest, maxBytes: 4096, purpose: "c
  * `POST /internal/jobs/claim`: a worker holding a job (its lock token) gets the job as the api
  * sealed it, and a read token for that one repository that dies with the job (revoked when the
  * outcome is recorded, the lock moves on, or after `ttlMs`); the PR's check run goes in progress.
+ * One token per job and lock: the claim under a lock repeated (a worker whose answer was lost)
+ * gets the same token and deadline back from the vault while it lives, and none after it was
+ * revoked; it never mints another or moves the deadline, so repeating claims keeps no token alive.
  * A claim beyond its installation's concurrency cap is refused with `INSTALLATION_BUSY` (429 and
  * `Retry-After`) before anything is minted: the worker hands the job back and tries again later.
  * A job that answers a reply gets the thread instead, and has no check run to start.
@@ -53,12 +57,10 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
     const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
     const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
     if (deps.tokens !== null) {
-      const minted = await deps.tokens.mint(job.installationId, job.repositoryId);
-      const expires = Date.parse(minted.expiresAt);
-      deps.scrubber.register(minted.token, Number.isNaN(expires) ? undefined : expires);
-      const deadline = Math.min(Number.isNaN(expires) ? Number.POSITIVE_INFINITY : expires, Date.now() + deps.tokens.ttlMs);
-      await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
-      Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
+      const issued = (await takeTokenRight(deps.redis, body.jobId, body.lockToken))
+        ? await mintToken(deps, deps.tokens, job, body)
+        : await deps.tokens.vault.issued(body.jobId, body.lockToken);
+      if (issued !== null) Object.assign(answer, { token: issued.token, expiresAt: new Date(issued.deadline).toISOString() });
     }
     if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
     deps.logger.info(
@@ -67,6 +69,31 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
     );
     response.status(200).json(answer);
   });
+}
+
+/**
+ * The one token of the job under this lock: minted, registered with the scrubber and kept in the
+ * vault with its deadline. A mint that fails gives the lock's right to a token back, so the
+ * worker's retry of the claim can mint.
+ */
+async function mintToken(
+  deps: ClaimDeps,
+  tokens: NonNullable<ClaimDeps["tokens"]>,
+  job: ReviewJob,
+  call: { readonly jobId: string; readonly lockToken: string },
+): Promise<{ token: string; deadline: number }> {
+  let minted: { token: string; expiresAt: string };
+  try {
+    minted = await tokens.mint(job.installationId, job.repositoryId);
+  } catch (err) {
+    await returnTokenRight(deps.redis, call.jobId, call.lockToken);
+    throw err;
+  }
+  const expires = Date.parse(minted.expiresAt);
+  deps.scrubber.register(minted.token, Number.isNaN(expires) ? undefined : expires);
+  const deadline = Math.min(Number.isNaN(expires) ? Number.POSITIVE_INFINITY : expires, Date.now() + tokens.ttlMs);
+  await tokens.vault.keep(call.jobId, call.lockToken, minted.token, deadline);
+  return { token: minted.token, deadline };
 }
 
 /**

@@ -24,12 +24,6 @@ export interface HeldJob {
   readonly replacedLock: string | null;
   /** True when this call bound the job's current lock (a new attempt), false when it was bound before. */
   readonly fresh: boolean;
-  /**
-   * True for the one claim under this lock that issues the lock's repository token; every other
-   * claim under it (a worker that lost the answer, or one repeating claims to mint more) gets what
-   * was issued, never a new token. Always false for reports and `use`.
-   */
-  readonly issuesToken: boolean;
 }
 
 // Reads the job's data only if it is no larger than a job the api writes (checked with HSTRLEN
@@ -42,26 +36,24 @@ return {'ok', redis.call('HGET', KEYS[1], 'data')}`;
 
 // One atomic step: the api's record says the job is live (or, for a report, its outcome is
 // recorded), it is ACTIVE, its BullMQ lock is the presented token, it has not ended, and this lock is
-// claimed by this worker (the first authenticated caller under a lock owns it). A claim also takes
-// the lock's one right to a repository token (field 'token'), which a new lock resets.
+// claimed by this worker (the first authenticated caller under a lock owns it). A new lock gets a
+// new right to one repository token (field 'token', see takeTokenRight).
 const BIND_SCRIPT = `
 if redis.call('EXISTS', KEYS[4]) == 1 then
-  if ARGV[4] ~= 'report' then return {'ended', '', 0} end
-elseif redis.call('EXISTS', KEYS[5]) == 0 then return {'dead', '', 0} end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lock', '', 0} end
-if not redis.call('LPOS', KEYS[2], ARGV[5]) then return {'inactive', '', 0} end
+  if ARGV[4] ~= 'report' then return {'ended', ''} end
+elseif redis.call('EXISTS', KEYS[5]) == 0 then return {'dead', ''} end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {'lock', ''} end
+if not redis.call('LPOS', KEYS[2], ARGV[5]) then return {'inactive', ''} end
 local lock = redis.call('HGET', KEYS[3], 'lock')
 if lock == ARGV[1] then
-  if redis.call('HGET', KEYS[3], 'worker') ~= ARGV[2] then return {'worker', '', 0} end
-  if ARGV[4] ~= 'claim' then return {'held', '', 0} end
-  return {'held', '', redis.call('HSETNX', KEYS[3], 'token', '1')}
+  if redis.call('HGET', KEYS[3], 'worker') ~= ARGV[2] then return {'worker', ''} end
+  return {'held', ''}
 end
-if ARGV[4] == 'use' then return {'unclaimed', '', 0} end
+if ARGV[4] == 'use' then return {'unclaimed', ''} end
 redis.call('HDEL', KEYS[3], 'token')
 redis.call('HSET', KEYS[3], 'lock', ARGV[1], 'worker', ARGV[2])
 redis.call('PEXPIRE', KEYS[3], ARGV[3])
-if ARGV[4] ~= 'claim' then return {'bound', lock or '', 0} end
-return {'bound', lock or '', redis.call('HSETNX', KEYS[3], 'token', '1')}`;
+return {'bound', lock or ''}`;
 
 const REFUSALS: Readonly<Record<string, string>> = {
   ended: "the job has ended",
@@ -92,7 +84,7 @@ export async function authorizeJobCall(
   const { job, sealedAt } = await readSealedJob(deps, call.jobId);
   if (call.purpose !== "report" && (sealedAt === null || Date.now() - sealedAt > REVIEW_JOB_MAX_AGE_MS))
     throw new AppError("JOB_NOT_HELD", "the job was sealed longer ago than any job lives: a saved copy put back", { details: { verdict: "expired" } });
-  const [verdict, previous, issues] = (await deps.redis.eval(
+  const [verdict, previous] = (await deps.redis.eval(
     BIND_SCRIPT,
     5,
     deps.reviews.toKey(`${call.jobId}:lock`),
@@ -105,10 +97,10 @@ export async function authorizeJobCall(
     CLAIM_TTL_MS,
     call.purpose,
     call.jobId,
-  )) as [string, string, number];
+  )) as [string, string];
   const refusal = REFUSALS[verdict];
   if (refusal !== undefined) throw new AppError("JOB_NOT_HELD", refusal, { details: { verdict } });
-  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound", issuesToken: issues === 1 };
+  return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound" };
 }
 
 /**
@@ -138,7 +130,17 @@ async function readSealedJob(deps: JobAuthorityDeps, jobId: string): Promise<{ j
   }
 }
 
-/** A claim that took the lock's right to a token but could not issue one gives it back, so a retry can. */
+/**
+ * Takes the one right to a repository token that the job's claim under `lockToken` has (true), or
+ * says it was taken before or the lock moved on (false): of every claim under a lock, a worker
+ * that lost the answer or one repeating claims to mint more, exactly one mints.
+ */
+export async function takeTokenRight(redis: Redis, jobId: string, lockToken: string): Promise<boolean> {
+  const script = `if redis.call('HGET', KEYS[1], 'lock') ~= ARGV[1] then return 0 end return redis.call('HSETNX', KEYS[1], 'token', '1')`;
+  return (await redis.eval(script, 1, claimKey(jobId), lockToken)) === 1;
+}
+
+/** A claim that took the right but could not mint gives it back, so the worker's retry can. */
 export async function returnTokenRight(redis: Redis, jobId: string, lockToken: string): Promise<void> {
   await redis.eval(`if redis.call('HGET', KEYS[1], 'lock') == ARGV[1] then redis.call('HDEL', KEYS[1], 'token') end`, 1, claimKey(jobId), lockToken);
 }

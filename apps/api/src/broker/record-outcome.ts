@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
+import { endLiveJobs } from "@reviewbot/queue/live-job-record";
 import type { JobOutcome } from "@reviewbot/contracts/worker-protocol";
 import { outcomeKey } from "./job-authority.js";
 
@@ -8,7 +9,7 @@ import { outcomeKey } from "./job-authority.js";
 const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
 
 /**
- * Records a job's outcome once: the first report wins. The same report again (a worker retrying
+ * Records a job's outcome once, and ends the api's record of the job as live: the first report wins. The same report again (a worker retrying
  * a call whose answer it lost) is a `duplicate`, published again idempotently; any other report
  * for the job is refused, so a worker cannot replace a published result with another.
  *
@@ -17,7 +18,11 @@ const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
 export async function recordOutcome(redis: Redis, jobId: string, outcome: JobOutcome): Promise<"recorded" | "duplicate"> {
   const digest = `${outcome.kind}:${createHash("sha256").update(JSON.stringify(outcome)).digest("hex")}`;
   const key = outcomeKey(jobId);
-  if ((await redis.set(key, digest, "PX", OUTCOME_TTL_MS, "NX")) === "OK") return "recorded";
+  if ((await redis.set(key, digest, "PX", OUTCOME_TTL_MS, "NX")) === "OK") {
+    // The job is over for the api: once this key expires too, a saved copy put back is still refused.
+    await endLiveJobs(redis, [jobId]);
+    return "recorded";
+  }
   const first = await redis.get(key);
   if (first === digest) return "duplicate";
   throw new AppError("OUTCOME_RECORDED", `the job's outcome was already recorded (${(first ?? "").split(":", 1)[0] ?? ""})`);

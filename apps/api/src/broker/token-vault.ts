@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SealedBox } from "@reviewbot/core/sealed-box";
@@ -25,13 +24,13 @@ const RETRY_MS = 30_000;
 // Takes a job's tokens out of the vault in one step, so that of several api processes exactly one
 // revokes them.
 const TAKE_SCRIPT = `
-local tokens = redis.call('HVALS', KEYS[1])
+local tokens = redis.call('HGETALL', KEYS[1])
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return tokens`;
 
 /**
- * The installation tokens the api handed to workers, kept (sealed) per job until they are revoked:
+ * The installation tokens the api handed to workers, kept (sealed) per job and lock until they are revoked:
  * when the job's outcome is recorded, when its claim moves to a new lock (a retry, a stall, a
  * crash), or at its deadline, whichever comes first (the sweeper covers the cases nobody reports).
  * State lives in Redis under api-only keys, so any api process revokes what another minted.
@@ -43,25 +42,38 @@ export class TokenVault {
     this.#deps = deps;
   }
 
-  /** Keeps `token` for `jobId` until it is revoked; `deadline` (ms since the epoch) at the latest. */
-  async keep(jobId: string, token: string, deadline: number): Promise<void> {
+  /** Keeps `token`, issued to `jobId` under lock `lockToken`, until it is revoked; `deadline` (ms since the epoch) at the latest. */
+  async keep(jobId: string, lockToken: string, token: string, deadline: number): Promise<void> {
     const name = tokensKey(jobId);
     await this.#deps.redis
       .multi()
-      .hset(name, randomUUID(), this.#deps.box.seal(name, token))
+      .hset(name, lockToken, this.#deps.box.seal(name, token))
       .pexpire(name, Math.max(deadline - Date.now(), 0) + 24 * 3600_000)
       // GT: a second token of the job may push its deadline later, never earlier; new entries are added.
       .zadd(LIVE_KEY, "GT", deadline, jobId)
       .exec();
   }
 
+  /**
+   * The token issued to `jobId` under `lockToken` and its deadline, while it lives (not revoked,
+   * deadline not passed); else null. Nothing is minted or extended here.
+   */
+  async issued(jobId: string, lockToken: string): Promise<{ token: string; deadline: number } | null> {
+    const name = tokensKey(jobId);
+    const [sealed, score] = await Promise.all([this.#deps.redis.hget(name, lockToken), this.#deps.redis.zscore(LIVE_KEY, jobId)]);
+    const token = sealed === null ? undefined : this.#deps.box.open(name, sealed);
+    const deadline = Number(score ?? Number.NaN);
+    return token === undefined || !(deadline > Date.now()) ? null : { token, deadline };
+  }
+
   /** Revokes every token of `jobId` now. A failed revocation is kept and tried again by the sweeper. */
   async revokeJob(jobId: string): Promise<number> {
     const name = tokensKey(jobId);
-    const sealed = (await this.#deps.redis.eval(TAKE_SCRIPT, 2, name, LIVE_KEY, jobId)) as string[];
+    const flat = (await this.#deps.redis.eval(TAKE_SCRIPT, 2, name, LIVE_KEY, jobId)) as string[];
     let revoked = 0;
-    for (const value of sealed) {
-      const token = this.#deps.box.open(name, value);
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const lockToken = flat[i] ?? "";
+      const token = this.#deps.box.open(name, flat[i + 1] ?? "");
       if (token === undefined) continue;
       try {
         await this.#deps.revoke(token);
@@ -69,7 +81,7 @@ export class TokenVault {
         revoked += 1;
       } catch (err) {
         this.#deps.logger.warn({ err, jobId }, "token revocation failed; retrying later");
-        await this.keep(jobId, token, Date.now() + RETRY_MS);
+        await this.keep(jobId, lockToken, token, Date.now() + RETRY_MS);
       }
     }
     if (revoked > 0) this.#deps.logger.info({ jobId, revoked }, "repository tokens revoked");
