@@ -71,7 +71,14 @@ afterAll(async () => {
 
 /** A review job enqueued the way the api enqueues one: a signed webhook. */
 async function enqueue(pullNumber: number, head: string, action = "opened"): Promise<string> {
-  const body = pullRequestPayload({ action, installationId: INSTALLATION_ID, repositoryId: REPOSITORY_ID, repository: "octo/private", number: pullNumber, head });
+  const body = pullRequestPayload({
+    action,
+    installationId: INSTALLATION_ID,
+    repositoryId: REPOSITORY_ID,
+    repository: "octo/private",
+    number: pullNumber,
+    head,
+  });
   const res = await sendWebhook(`${api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body, secret: SECRET });
   return (JSON.parse(res.body) as { jobId: string }).jobId;
 }

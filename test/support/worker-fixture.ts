@@ -7,7 +7,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Queue, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import type { GitHubTask } from "@reviewbot/contracts/github-task";
+import { openLiveJob } from "@reviewbot/queue/live-job-record";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { REVIEW_JOB_OPTIONS } from "@reviewbot/queue/review-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { SEAL, startApi, type ApiHarness, type HarnessOptions } from "../api/api-harness.js";
@@ -33,6 +35,11 @@ export interface WorkerStand {
   readonly reposDir: string;
   /** The environment a worker of this stand starts with (local source, bwrap engine). */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Adds a job straight to the queue, without supersession, as the api writes one otherwise: sealed
+   * and recorded as live (the api refuses a claim on a job it has no live record of).
+   */
+  addRaw(job: ReviewJob, id?: string): Promise<string>;
   start(extra?: Readonly<Record<string, string>>): Promise<WorkerProcess>;
   close(): Promise<void>;
 }
@@ -74,6 +81,11 @@ export async function openWorkerStand(
     github,
     reposDir,
     env,
+    async addRaw(job, id = `review.raw.${randomUUID()}`) {
+      await openLiveJob(connection, id, job);
+      await reviews.add("review", SEAL.seal(id, job), { ...REVIEW_JOB_OPTIONS, jobId: id });
+      return id;
+    },
     async start(extra = {}) {
       const credential = api.workerCredentials[workers.length % api.workerCredentials.length] ?? "";
       const worker = await startWorker({ ...env, REVIEWBOT_WORKER_CREDENTIAL: credential, ...extra });

@@ -5,7 +5,7 @@ import { requestCancel } from "@reviewbot/queue/cancel-channel";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { CompletedTask, GitHubTask } from "@reviewbot/contracts/github-task";
 import { recordLatestHead } from "@reviewbot/queue/pull-request-state";
-import { REVIEW_JOB_OPTIONS, reviewJobId } from "@reviewbot/queue/review-queue";
+import { reviewJobId } from "@reviewbot/queue/review-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { eventually } from "../sandbox/cancel-fixture.js";
 import { logRecords } from "../support/app-process.js";
@@ -24,12 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stand.close();
 });
-
-/** Adds a job the way the API does not: straight to the queue, without supersession (sealed as the api would). */
-async function addRaw(data: object, id = `review.raw.${randomUUID()}`): Promise<string> {
-  await stand.reviews.add("review", stand.seal.seal(id, data), { ...REVIEW_JOB_OPTIONS, jobId: id });
-  return id;
-}
 
 async function taskIds(): Promise<string[]> {
   const jobs = await stand.github.getJobs(["waiting", "prioritized", "delayed", "active", "completed", "failed"]);
@@ -62,7 +56,7 @@ describe("review worker (local source, bwrap)", () => {
   });
 
   it("fails an invalid payload with JOB_INVALID and never runs it", async () => {
-    const id = await addRaw({ ...localJob("nothing", { baseSha: "0".repeat(40), headSha: "1".repeat(40) }), repository: "../../etc" });
+    const id = await stand.addRaw({ ...localJob("nothing", { baseSha: "0".repeat(40), headSha: "1".repeat(40) }), repository: "../../etc" });
     expect(await waitForState(stand.reviews, id, ["failed"])).toBe("failed");
     const job = await stand.reviews.getJob(id);
     expect(job?.failedReason).toMatch(/^JOB_INVALID: review job repository: must be owner\/name/);
@@ -84,7 +78,7 @@ describe("review worker (local source, bwrap)", () => {
     });
     const job = localJob(repo.name, repo);
     await recordLatestHead(stand.connection, { ...job, headSha: "f".repeat(40) }, "review.newer");
-    const id = await addRaw(job, reviewJobId(job));
+    const id = await stand.addRaw(job, reviewJobId(job));
     expect(await waitForState(stand.reviews, id, ["completed", "failed"])).toBe("completed");
     expect((await stand.reviews.getJob(id))?.returnvalue).toEqual({ outcome: "superseded" });
     expect((await taskIds()).filter((task) => task.endsWith(id))).toEqual([]);
@@ -99,7 +93,7 @@ describe("review worker (local source, bwrap)", () => {
     });
     const first = localJob(repo.name, repo);
     const second: ReviewJob = { ...first, deliveryId: randomUUID() };
-    const ids = [await addRaw(first, reviewJobId(first)), await addRaw(second, reviewJobId(second))];
+    const ids = [await stand.addRaw(first, reviewJobId(first)), await stand.addRaw(second, reviewJobId(second))];
     const spans: [number, number][] = [];
     for (const id of ids) {
       await waitForTask(stand.github, `completed.${id}`);
@@ -122,7 +116,7 @@ describe("review worker (local source, bwrap)", () => {
       },
     });
     const job = localJob(repo.name, repo);
-    const id = await addRaw(job, reviewJobId(job));
+    const id = await stand.addRaw(job, reviewJobId(job));
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
     await requestCancel(stand.connection, id);
     const task = (await waitForTask(stand.github, `failed.${id}`, 10_000)) as Extract<GitHubTask, { kind: "failed" }>;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REVIEW_JOB_OPTIONS, reviewJobId } from "@reviewbot/queue/review-queue";
+import { reviewJobId } from "@reviewbot/queue/review-queue";
 import { eventually } from "../sandbox/cancel-fixture.js";
 import { hostProcessesMarked } from "../support/host-processes.js";
 import { helperEntry } from "../support/review-repos.js";
@@ -27,7 +27,7 @@ describe("review worker shutdown", () => {
     const job = localJob(repo.name, repo);
     const id = reviewJobId(job);
     const first = await stand.start({ REVIEWBOT_SHUTDOWN_GRACE_MS: "1000" });
-    await stand.reviews.add("review", stand.seal.seal(id, job), { ...REVIEW_JOB_OPTIONS, jobId: id });
+    await stand.addRaw(job, id);
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
     const signalled = performance.now();
     first.child.kill("SIGTERM");

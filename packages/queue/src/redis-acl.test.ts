@@ -23,6 +23,15 @@ describe("renderRedisAcl", () => {
     expect(worker).not.toContain("bull:github");
     expect(worker).not.toMatch(/~reviewbot:\*/);
   });
+
+  it("gives the worker an allowlist of commands: no category, no keyspace listing, no CLIENT TRACKING", () => {
+    const worker = rendered.split("\n").find((line) => line.startsWith("user reviewbot-worker ")) ?? "";
+    const rules = worker.split(" ").filter((rule) => /^[+-]/.test(rule));
+    expect(rules[0]).toBe("-@all");
+    expect(rules.slice(1).every((rule) => rule.startsWith("+") && !rule.startsWith("+@"))).toBe(true);
+    for (const forbidden of ["+keys", "+scan", "+randomkey", "+dbsize", "+client", "+client|tracking", "+client|list", "+publish", "+select"])
+      expect(rules).not.toContain(forbidden);
+  });
 });
 
 describe("redisUrlFor", () => {
