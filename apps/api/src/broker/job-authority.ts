@@ -68,8 +68,8 @@ const REFUSALS: Readonly<Record<string, string>> = {
  * Decides whether `worker` may act for job `jobId` right now (docs/architecture.md, layer 4:
  * workers are untrusted clients of the api): the api sealed the job (a worker can add and alter
  * queue entries, not seal them) within REVIEW_JOB_MAX_AGE_MS, the api's own record says the job is
- * live (a worker can put back a sealed job the api removed or saw end, not that record), it is active, the caller presents its current BullMQ lock
- * token, and no other worker claimed that lock. `purpose` `claim` is also refused once the job's
+ * live (a worker can put back a sealed job the api removed or saw end, not that record), it is
+ * active, the caller presents its current BullMQ lock token, and no other worker claimed that lock. `purpose` `claim` is also refused once the job's
  * outcome is recorded; a `report` is not, so that a retried report is recognised as a duplicate.
  * `use` (a model call, a fetch, the AI cache) needs a claim this worker made under this lock, and a
  * job that has not ended: it never binds a lock itself, so nothing is spent on the model before the
