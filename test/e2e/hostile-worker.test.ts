@@ -128,7 +128,8 @@ describe("the worker's Redis user", () => {
   });
 
   it("can do the worker's job: read the review queue, take its leases, read PR heads, listen for cancels (negative control)", async () => {
-    expect(await attacker.call("acl", "whoami")).toBe("reviewbot-worker");
+    // Who the attacker's connection is, asked of the admin (the worker's allowlist has no ACL WHOAMI).
+    expect(String(await admin.call("client", "list"))).toMatch(/ name=reviewbot-attacker .* user=reviewbot-worker /);
     expect(await attacker.set("reviewbot:lease:9701.99", "x", "PX", 1000, "NX")).toBe("OK");
     expect(await attacker.hget("reviewbot:pr:9701.1", "head")).toBeNull();
     expect(await attacker.exists("bull:reviews:meta")).toBeGreaterThanOrEqual(0);
