@@ -52,9 +52,9 @@ const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
  * job that failed by stalling, whose worker died for good, that failed before it could report, or
  * that was removed. Such an entry would otherwise lower its installation's priority for ever.
  * An entry goes when its job is gone, completed or failed, and with it the api's record of the job
- * as live; waiting, delayed and active jobs keep theirs. Bounded work: at most `budget` entries and a few SCAN pages per call, going on from
- * `cursor` (which it advances) so that successive calls cover every set; `redis` must be allowed to
- * SCAN and to read the queue's keys (the api's user).
+ * as live; waiting, delayed and active jobs keep theirs. Bounded work: at most `budget` entries and
+ * a few SCAN pages per call, going on from `cursor` (which it advances) so that successive calls
+ * cover every set; `redis` must be allowed to SCAN and to read the queue's keys (the api's user).
  */
 export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweepCursor, budget: number): Promise<{ checked: number; released: number }> {
   let checked = 0;

@@ -35,9 +35,9 @@ if size > tonumber(ARGV[1]) then return {'large', tostring(size)} end
 return {'ok', redis.call('HGET', KEYS[1], 'data')}`;
 
 // One atomic step: the api's record says the job is live (or, for a report, its outcome is
-// recorded), it is ACTIVE, its BullMQ lock is the presented token, it has not ended, and this lock is
-// claimed by this worker (the first authenticated caller under a lock owns it). A new lock gets a
-// new right to one repository token (field 'token', see takeTokenRight).
+// recorded), it is ACTIVE, its BullMQ lock is the presented token, it has not ended, and this lock
+// is claimed by this worker (the first authenticated caller under a lock owns it). A new lock gets
+// a new right to one repository token (field 'token', see takeTokenRight).
 const BIND_SCRIPT = `
 if redis.call('EXISTS', KEYS[4]) == 1 then
   if ARGV[4] ~= 'report' then return {'ended', ''} end
@@ -69,8 +69,9 @@ const REFUSALS: Readonly<Record<string, string>> = {
  * workers are untrusted clients of the api): the api sealed the job (a worker can add and alter
  * queue entries, not seal them) within REVIEW_JOB_MAX_AGE_MS, the api's own record says the job is
  * live (a worker can put back a sealed job the api removed or saw end, not that record), it is
- * active, the caller presents its current BullMQ lock token, and no other worker claimed that lock. `purpose` `claim` is also refused once the job's
- * outcome is recorded; a `report` is not, so that a retried report is recognised as a duplicate.
+ * active, the caller presents its current BullMQ lock token, and no other worker claimed that lock.
+ * `purpose` `claim` is also refused once the job's outcome is recorded; a `report` is not, so that
+ * a retried report is recognised as a duplicate.
  * `use` (a model call, a fetch, the AI cache) needs a claim this worker made under this lock, and a
  * job that has not ended: it never binds a lock itself, so nothing is spent on the model before the
  * api has started the job.

@@ -9,9 +9,10 @@ import { outcomeKey } from "./job-authority.js";
 const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
 
 /**
- * Records a job's outcome once, and ends the api's record of the job as live: the first report wins. The same report again (a worker retrying
- * a call whose answer it lost) is a `duplicate`, published again idempotently; any other report
- * for the job is refused, so a worker cannot replace a published result with another.
+ * Records a job's outcome once, and ends the api's record of the job as live: the first report
+ * wins. The same report again (a worker retrying a call whose answer it lost) is a `duplicate`,
+ * published again idempotently; any other report for the job is refused, so a worker cannot
+ * replace a published result with another.
  *
  * @throws AppError `OUTCOME_RECORDED` when a different outcome was recorded first.
  */

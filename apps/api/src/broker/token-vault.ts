@@ -30,9 +30,9 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return tokens`;
 
 /**
- * The installation tokens the api handed to workers, kept (sealed) per job and lock until they are revoked:
- * when the job's outcome is recorded, when its claim moves to a new lock (a retry, a stall, a
- * crash), or at its deadline, whichever comes first (the sweeper covers the cases nobody reports).
+ * The installation tokens the api handed to workers, kept (sealed) per job and lock until they are
+ * revoked: when the job's outcome is recorded, when its claim moves to a new lock (a retry, a stall,
+ * a crash), or at its deadline, whichever comes first (the sweeper covers the cases nobody reports).
  * State lives in Redis under api-only keys, so any api process revokes what another minted.
  */
 export class TokenVault {
@@ -42,7 +42,10 @@ export class TokenVault {
     this.#deps = deps;
   }
 
-  /** Keeps `token`, issued to `jobId` under lock `lockToken`, until it is revoked; `deadline` (ms since the epoch) at the latest. */
+  /**
+   * Keeps `token`, issued to `jobId` under lock `lockToken`, until it is revoked; `deadline` (ms
+   * since the epoch) at the latest.
+   */
   async keep(jobId: string, lockToken: string, token: string, deadline: number): Promise<void> {
     const name = tokensKey(jobId);
     await this.#deps.redis
