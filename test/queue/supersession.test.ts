@@ -69,6 +69,21 @@ describe("one live review per PR", () => {
     await queue.close();
   });
 
+  it("supersedes a job whose hash a worker grew to 20 MB without reading it; a job of the same head is read (negative control)", async () => {
+    const queue = freshQueue();
+    const pr = { pullNumber: 55 };
+    const older = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
+    await connection.hset(queue.toKey(older.jobId), "data", JSON.stringify("x".repeat(20 * 1024 * 1024)));
+    const before = process.memoryUsage().rss;
+    const newer = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "d".repeat(40) }));
+    expect(newer.removed).toBe(older.jobId);
+    expect(process.memoryUsage().rss - before).toBeLessThan(30 * 1024 * 1024);
+    const read = (await queue.getJob(newer.jobId))?.data as ReviewJob | undefined;
+    expect(read?.headSha).toBe("d".repeat(40));
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+
   it("cancels the run of an older head on whichever host holds the PR, and leaves a same-head run alone", async () => {
     const queue = freshQueue();
     const pr = { repositoryId: 101 };

@@ -5,6 +5,7 @@ import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { endLiveJobs, openLiveJob } from "./live-job-record.js";
 import { PullRequestLease } from "./pull-request-lease.js";
 import type { QueueSeal } from "./queue-seal.js";
+import { openReviewJob, readQueuedJobData } from "./queued-review-job.js";
 import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
 import { ReviewJob } from "@reviewbot/contracts/review-job";
@@ -44,30 +45,42 @@ export async function enqueueReview(queue: Queue, redis: Redis, seal: QueueSeal,
   await openLiveJob(redis, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, priority });
   await joinShare(redis, job.installationId, jobId);
-  const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId);
-  const cancelled = await cancelOlderRun(queue, redis, job, jobId);
+  const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId, job);
+  const cancelled = await cancelOlderRun(queue, redis, seal, job, jobId);
   return { jobId, priority, removed, cancelled, stale: null };
 }
 
-async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string): Promise<string | null> {
-  const previous = await queue.getJob(jobId);
-  if (previous === undefined || !WAITING_STATES.has(await previous.getState())) return null;
-  // A worker may lock it between getState and remove; it then sees the newer head and stops.
-  const removed = await previous.remove().then(
-    () => true,
+// The PR's earlier jobs are looked at without BullMQ's job parser: a worker's Redis user can write
+// their hashes (readQueuedJobData), and what is decided here needs only their state and head.
+async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string, job: ReviewJob): Promise<string | null> {
+  if (!WAITING_STATES.has(await queue.getJobState(jobId))) return null;
+  // A worker may lock it between getJobState and remove; it then sees the newer head and stops.
+  const removed = await queue.remove(jobId).then(
+    (count) => count > 0,
     () => false,
   );
   if (!removed) return null;
   await endLiveJobs(redis, [jobId]);
-  await releaseShare(redis, (previous.data as ReviewJob).installationId, jobId);
+  // The same PR, so the same repository and installation as the job that supersedes it.
+  await releaseShare(redis, job.installationId, jobId);
   return jobId;
 }
 
-async function cancelOlderRun(queue: Queue, redis: Redis, job: ReviewJob, jobId: string): Promise<string | null> {
+/** Cancels the run holding the PR's lease unless it is the api's own job for this very head. */
+async function cancelOlderRun(queue: Queue, redis: Redis, seal: QueueSeal, job: ReviewJob, jobId: string): Promise<string | null> {
   const holder = await PullRequestLease.holder(redis, job);
   if (holder === null || holder === jobId) return null;
-  const running = await queue.getJob(holder);
-  if (running === undefined || (running.data as ReviewJob).headSha === job.headSha) return null;
+  const running = await readQueuedJobData(redis, queue, holder);
+  if (running.kind === "none") return null;
+  if (running.kind === "ok" && sameHead(seal, holder, running.data, job.headSha)) return null;
   await requestCancel(redis, holder);
   return holder;
+}
+
+function sameHead(seal: QueueSeal, jobId: string, data: unknown, headSha: string): boolean {
+  try {
+    return openReviewJob(seal, jobId, data).job.headSha === headSha;
+  } catch {
+    return false;
+  }
 }

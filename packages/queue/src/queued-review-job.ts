@@ -1,3 +1,5 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
 import type { QueueSeal } from "./queue-seal.js";
 import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job";
@@ -9,6 +11,37 @@ import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job"
  * `data` (a worker can write the field, and what is larger is not a job the api wrote).
  */
 export const MAX_SEALED_JOB_BYTES = 4096;
+
+// Reads the job's data only if it is no larger than a job the api writes (checked with HSTRLEN
+// before a byte is sent or parsed), in one step so the data cannot grow between check and read.
+const READ_SCRIPT = `
+local size = redis.call('HSTRLEN', KEYS[1], 'data')
+if size == 0 then return {'none', ''} end
+if size > tonumber(ARGV[1]) then return {'oversized', tostring(size)} end
+return {'ok', redis.call('HGET', KEYS[1], 'data')}`;
+
+/** A queued job's data as {@link readQueuedJobData} found it. */
+export type QueuedJobData =
+  | { readonly kind: "none" }
+  | { readonly kind: "oversized"; readonly bytes: number }
+  | { readonly kind: "unreadable" }
+  | { readonly kind: "ok"; readonly data: unknown };
+
+/**
+ * A queued review job's `data`, read without BullMQ's job parser: a worker's Redis user can write
+ * the job's hash, so the field is measured before it is read ({@link MAX_SEALED_JOB_BYTES}), and
+ * nothing else of the hash is parsed.
+ */
+export async function readQueuedJobData(redis: Redis, reviews: Queue, jobId: string): Promise<QueuedJobData> {
+  const [state, value] = (await redis.eval(READ_SCRIPT, 1, reviews.toKey(jobId), MAX_SEALED_JOB_BYTES)) as [string, string];
+  if (state === "none") return { kind: "none" };
+  if (state === "oversized") return { kind: "oversized", bytes: Number(value) };
+  try {
+    return { kind: "ok", data: JSON.parse(value) as unknown };
+  } catch {
+    return { kind: "unreadable" };
+  }
+}
 
 /**
  * A review job as the api finds it in the queue: only if the api sealed it under this id, so

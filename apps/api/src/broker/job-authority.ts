@@ -4,7 +4,7 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import { liveJobKey } from "@reviewbot/queue/live-job-record";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
-import { MAX_SEALED_JOB_BYTES, openReviewJob } from "@reviewbot/queue/queued-review-job";
+import { MAX_SEALED_JOB_BYTES, openReviewJob, readQueuedJobData } from "@reviewbot/queue/queued-review-job";
 import { REVIEW_JOB_MAX_AGE_MS } from "@reviewbot/queue/review-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 
@@ -25,14 +25,6 @@ export interface HeldJob {
   /** True when this call bound the job's current lock (a new attempt), false when it was bound before. */
   readonly fresh: boolean;
 }
-
-// Reads the job's data only if it is no larger than a job the api writes (checked with HSTRLEN
-// before a byte is sent or parsed), in one step so the data cannot grow between check and read.
-const READ_SCRIPT = `
-local size = redis.call('HSTRLEN', KEYS[1], 'data')
-if size == 0 then return {'none', ''} end
-if size > tonumber(ARGV[1]) then return {'large', tostring(size)} end
-return {'ok', redis.call('HGET', KEYS[1], 'data')}`;
 
 // One atomic step: the api's record says the job is live (or, for a report, its outcome is
 // recorded), it is ACTIVE, its BullMQ lock is the presented token, it has not ended, and this lock
@@ -104,25 +96,17 @@ export async function authorizeJobCall(
   return { job, replacedLock: verdict === "bound" && previous !== "" ? previous : null, fresh: verdict === "bound" };
 }
 
-/**
- * The queued job as the api sealed it, read without BullMQ's job parser: a worker can write the
- * job's hash, so its `data` is measured before it is read, and nothing else of the hash is parsed.
- */
+/** The queued job as the api sealed it, its data measured before it is read (readQueuedJobData). */
 async function readSealedJob(deps: JobAuthorityDeps, jobId: string): Promise<{ job: ReviewJob; sealedAt: number | null }> {
-  const [state, value] = (await deps.redis.eval(READ_SCRIPT, 1, deps.reviews.toKey(jobId), MAX_SEALED_JOB_BYTES)) as [string, string];
-  if (state === "none") throw new AppError("JOB_NOT_HELD", "no review job has this id");
-  if (state === "large")
-    throw new AppError("JOB_NOT_HELD", `the queued job's data is ${value} bytes, more than any job the api writes (${MAX_SEALED_JOB_BYTES})`, {
+  const queued = await readQueuedJobData(deps.redis, deps.reviews, jobId);
+  if (queued.kind === "none") throw new AppError("JOB_NOT_HELD", "no review job has this id");
+  if (queued.kind === "oversized")
+    throw new AppError("JOB_NOT_HELD", `the queued job's data is ${queued.bytes} bytes, more than any job the api writes (${MAX_SEALED_JOB_BYTES})`, {
       details: { verdict: "oversized" },
     });
-  let data: unknown;
+  if (queued.kind === "unreadable") throw new AppError("JOB_NOT_HELD", "the queued job's data is not JSON");
   try {
-    data = JSON.parse(value);
-  } catch (err) {
-    throw new AppError("JOB_NOT_HELD", "the queued job's data is not JSON", { cause: err });
-  }
-  try {
-    return openReviewJob(deps.seal, jobId, data);
+    return openReviewJob(deps.seal, jobId, queued.data);
   } catch (err) {
     if (!isAppError(err)) throw err;
     if (err.details.forged === true)
