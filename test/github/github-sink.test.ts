@@ -274,7 +274,7 @@ describe("review comments and sanitisation", () => {
     const task = completedTask(review, report([finding(12), { ...finding(15), endLine: 18 }, finding(30), finding(null)], hunks));
     await publisher.completed(task, null);
     await publisher.completed(task, null);
-    await harness.localRedis.command("DEL", `reviewbot:review:${REPOSITORY_ID}:${review.headSha}`);
+    await harness.localRedis.command("DEL", `reviewbot:review:${REPOSITORY_ID}:${review.pullNumber}:${review.headSha}`);
     await sink(harness.process(), { reviewComments: true }).completed(task, null);
 
     const posted = harness.standIn.state.reviews.get(`${REPOSITORY}#${review.pullNumber}`) ?? [];
