@@ -114,7 +114,7 @@ const answersTo = (id: number): string[] =>
     .filter((comment) => comment.user.type === "Bot" && comment.body.endsWith(`<!-- reviewbot:answer:${String(id)} -->`))
     .map((comment) => comment.body);
 
-const MAINTAINER: StandInUser = { login: "maintainer", type: "User" };
+const MAINTAINER: StandInUser = { login: "maintainer", id: 5001, type: "User" };
 
 describe("answers to trusted reviewers in our review threads", () => {
   it("answers a maintainer's reply once, in the thread, escaped like every model text; the question reaches the model as data", async () => {
@@ -133,9 +133,9 @@ describe("answers to trusted reviewers in our review threads", () => {
   }, 120_000);
 
   it.each([
-    ["the PR's author (a contributor)", { login: "contributor", type: "User" }, "CONTRIBUTOR", "author_not_trusted"],
-    ["someone without a role", { login: "passer-by", type: "User" }, "NONE", "author_not_trusted"],
-    ["an app, though it is a member", { login: "other-app[bot]", type: "Bot" }, "MEMBER", "bot_author"],
+    ["the PR's author (a contributor)", { login: "contributor", id: 5002, type: "User" }, "CONTRIBUTOR", "author_not_trusted"],
+    ["someone without a role", { login: "passer-by", id: 5003, type: "User" }, "NONE", "author_not_trusted"],
+    ["an app, though it is a member", { login: "other-app[bot]", id: 149_000_777, type: "Bot" }, "MEMBER", "bot_author"],
   ] as const)("does not answer %s", async (_name, user, association, reason) => {
     const before = model.modelRequests("openai").filter(isAnswerCall).length;
     const ignored = await replyInThread(thread, user, association);
@@ -148,6 +148,7 @@ describe("answers to trusted reviewers in our review threads", () => {
   it("does not answer in a thread that no comment of ours opened, though the reply is a maintainer's", async () => {
     const theirs = fleet.github.startThread(REPOSITORY, pull.number, {
       login: "colleague",
+      id: 5004,
       type: "User",
       commitId: pull.headSha,
       path: "src/calc.ts",

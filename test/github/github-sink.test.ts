@@ -249,7 +249,7 @@ describe("check run publication", () => {
     });
     const [run] = runsFor(review.headSha);
     expect(run?.conclusion).toBe("failure");
-    expect(run?.output.summary).toContain("REPO\\_CONFIG\\_INVALID");
+    expect(run?.output.summary).toContain("(`REPO_CONFIG_INVALID`)");
     expect(run?.output.summary).toContain("helpers\\[0\\]\\.image is not allowed");
   });
 
@@ -274,7 +274,7 @@ describe("review comments and sanitisation", () => {
     const task = completedTask(review, report([finding(12), { ...finding(15), endLine: 18 }, finding(30), finding(null)], hunks));
     await publisher.completed(task, null);
     await publisher.completed(task, null);
-    await harness.localRedis.command("DEL", `reviewbot:review:${REPOSITORY_ID}:${review.headSha}`);
+    await harness.localRedis.command("DEL", `reviewbot:review:${REPOSITORY_ID}:${review.pullNumber}:${review.headSha}`);
     await sink(harness.process(), { reviewComments: true }).completed(task, null);
 
     const posted = harness.standIn.state.reviews.get(`${REPOSITORY}#${review.pullNumber}`) ?? [];
@@ -295,7 +295,7 @@ describe("review comments and sanitisation", () => {
     const process = harness.process();
     const leaked = "ghs_thisisaleakedtoken0123456789";
     process.scrubber.register(leaked);
-    const hostile = `@octo-org/admins look ![pixel](https://evil.example/p.png) <img src="https://evil.example/i.png"> [phish](https://evil.example) \u202Etxt.exe ${leaked}`;
+    const hostile = `@octo-org/admins look ![pixel](https://evil.example/p.png) <img src="https://evil.example/i.png"> [phish](https://evil.example) \u202Etxt.exe ${leaked} closes #1, GH-2 and octo/widgets#3 at deadbee (octo/widgets@cafe123) www.evil.example`;
     const published = report([finding(2, { message: hostile, rule: "@security-team" })], { "src/app.ts": [{ start: 1, end: 5 }] });
     published.helpers[0] = {
       name: "lint @everyone",
@@ -318,10 +318,15 @@ describe("review comments and sanitisation", () => {
     const run = runsFor(review.headSha)[0];
     const posted = harness.standIn.state.reviews.get(`${REPOSITORY}#${review.pullNumber}`)?.[0];
     const markdown = [run?.output.summary, run?.output.text, posted?.body, ...(posted?.comments.map((c) => String(c.body)) ?? [])].join("\n");
-    expect(markdown).toContain("evil\\.example");
+    // A URL is shown as code: its text is there, copyable, and GitHub links nothing in code.
+    expect(markdown).toContain("`https://evil.example/p.png`");
     expect(markdown).not.toContain("![");
     expect(markdown).not.toMatch(/<img|<a /i);
     expect(markdown).not.toContain("](");
+    // Nothing GitHub would autolink is left outside code (our hidden markers aside).
+    const outsideCode = markdown.replace(/<!-- [^>]* -->/g, "").replace(/`[^`\n]*`/g, "");
+    expect(outsideCode).not.toMatch(/#\d|GH-\d|\b[0-9a-f]{7,40}\b|www\.|https?:\/\//i);
+    expect(markdown).toContain("`octo/widgets@cafe123`");
     // Annotations are plain text on GitHub (not rendered): mentions and bidi controls are still neutralised.
     expect(run?.annotations[0]?.message.startsWith("@\u200Docto-org")).toBe(true);
   });

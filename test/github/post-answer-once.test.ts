@@ -1,11 +1,23 @@
+import { appIdentityOf } from "@reviewbot/github/app-identity";
 import { answerMarker, postAnswerOnce } from "@reviewbot/github/post-answer-once";
+import { APP_BOT } from "../support/github-stand-in-threads.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INSTALLATION_ID, REPOSITORY, REPOSITORY_ID, startGitHubHarness, type AppProcess, type GitHubHarness } from "../support/github-stand-in-harness.js";
+import {
+  APP_ID,
+  INSTALLATION_ID,
+  REPOSITORY,
+  REPOSITORY_ID,
+  startGitHubHarness,
+  type AppProcess,
+  type GitHubHarness,
+} from "../support/github-stand-in-harness.js";
 
 const [OWNER = "", REPO = ""] = REPOSITORY.split("/");
 const SHA = "c".repeat(40);
-const BOT = { login: "reviewbot[bot]", type: "Bot" } as const;
-const HUMAN = { login: "maintainer", type: "User" } as const;
+const BOT = APP_BOT;
+const HUMAN = { login: "maintainer", id: 5001, type: "User" } as const;
+/** Another App installed on the same repository: its bot user is of type Bot too. */
+const OTHER_BOT = { login: "other-app[bot]", id: 149_000_777, type: "Bot" } as const;
 const SECRET = `ghs_${"s".repeat(36)}`;
 
 let harness: GitHubHarness;
@@ -31,7 +43,8 @@ function threadWithReply(): { readonly pull: number; readonly threadId: number; 
 
 async function answer(pull: number, reply: { threadId: number; commentId: number }, text: string): Promise<number | null> {
   const octokit = await process.app.getInstallationOctokit(INSTALLATION_ID);
-  const target = { octokit, redis: process.redis, repositoryId: REPOSITORY_ID, owner: OWNER, repo: REPO, pullNumber: pull };
+  const identity = await appIdentityOf(process.app, APP_ID)(octokit);
+  const target = { octokit, redis: process.redis, repositoryId: REPOSITORY_ID, owner: OWNER, repo: REPO, pullNumber: pull, identity };
   return postAnswerOnce(target, { logger: process.logger, scrubber: process.scrubber }, reply, text);
 }
 
@@ -65,6 +78,16 @@ describe("postAnswerOnce", () => {
     harness.standIn.reply(REPOSITORY, pull, reply.threadId, { ...HUMAN, body: `Already answered.\n\n${answerMarker(reply.commentId)}` });
     await process.redis.del(`reviewbot:answer:${REPOSITORY_ID}:${String(reply.commentId)}`);
     const id = await answer(pull, reply, "The real answer.");
+    expect(harness.standIn.state.reviewComments.get(id ?? 0)?.user).toEqual(BOT);
+    expect(posts(pull)).toBe(1);
+  });
+
+  it("is not fooled by another App's bot quoting the marker: only our bot user's id counts", async () => {
+    const { pull, ...reply } = threadWithReply();
+    const decoy = harness.standIn.reply(REPOSITORY, pull, reply.threadId, { ...OTHER_BOT, body: `Already answered.\n\n${answerMarker(reply.commentId)}` });
+    await process.redis.del(`reviewbot:answer:${REPOSITORY_ID}:${String(reply.commentId)}`);
+    const id = await answer(pull, reply, "The real answer.");
+    expect(id).not.toBe(decoy);
     expect(harness.standIn.state.reviewComments.get(id ?? 0)?.user).toEqual(BOT);
     expect(posts(pull)).toBe(1);
   });

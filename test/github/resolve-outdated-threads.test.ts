@@ -8,13 +8,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createUpstream, type Upstream } from "../support/git-fixture.js";
 import type { RecordedRequest } from "../support/github-stand-in.js";
 import { INSTALLATION_ID, REPOSITORY, REPOSITORY_ID, startGitHubHarness, type AppProcess, type GitHubHarness } from "../support/github-stand-in-harness.js";
+import { APP_BOT } from "../support/github-stand-in-threads.js";
 import { isOutdated, type StandInThread } from "../support/github-stand-in-threads.js";
 
 const APP_TS = "src/app.ts";
 const [OWNER = "", REPO = ""] = REPOSITORY.split("/");
 // The second push edits these lines of src/app.ts and inserts one above them all, so every other line moves down one.
 const EDITED = new Set([3, 7, 9, 11]);
-const HUMAN = { login: "octocat", type: "User" } as const;
+const HUMAN = { login: "octocat", id: 583231, type: "User" } as const;
 
 let root: string;
 let upstream: Upstream;
@@ -139,7 +140,7 @@ describe("resolveOutdatedThreads", () => {
     const process = harness.process();
     const octokit = await process.app.getInstallationOctokit(INSTALLATION_ID);
     const number = pullAt(firstPush);
-    const bot = { login: "reviewbot[bot]", type: "Bot" };
+    const bot = APP_BOT;
     // 149 current threads, then one on an edited line: only the second page holds it.
     const ids = Array.from({ length: 150 }, (_, i) =>
       harness.standIn.startThread(REPOSITORY, number, { ...bot, commitId: firstPush, path: APP_TS, line: i === 149 ? 3 : 5, body: `finding ${i}` }),
@@ -157,7 +158,7 @@ describe("resolveOutdatedThreads", () => {
     const process = harness.process();
     const octokit = await process.app.getInstallationOctokit(INSTALLATION_ID);
     const number = pullAt(firstPush);
-    const bot = { login: "reviewbot[bot]", type: "Bot" };
+    const bot = APP_BOT;
     const ids = Array.from({ length: 1001 }, (_, i) =>
       harness.standIn.startThread(REPOSITORY, number, { ...bot, commitId: firstPush, path: APP_TS, line: i === 1000 ? 3 : 5, body: `finding ${i}` }),
     );

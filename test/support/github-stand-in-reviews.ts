@@ -1,6 +1,53 @@
 import type { StandInReview, StandInState } from "./github-stand-in.js";
 import { repoPath, type StandInRoute } from "./github-stand-in-routes.js";
-import { addReply, APP_BOT, isOutdated, openThread, type StandInReviewComment } from "./github-stand-in-threads.js";
+import { addReply, APP_BOT, isOutdated, openThread, type StandInReviewComment, type StandInUser } from "./github-stand-in-threads.js";
+
+/** What `POST /repos/{owner}/{repo}/pulls/{pull_number}/reviews` takes. */
+export interface ReviewRequest {
+  readonly body?: string;
+  readonly event?: string;
+  readonly commit_id?: string;
+  readonly comments?: Record<string, unknown>[];
+}
+
+/**
+ * Posts a review as `user` on the PR `key` (`owner/name#number`): 404 for an unknown PR, 422 when
+ * a comment is off the diff (as GitHub checks), else every comment opens a thread under `user`.
+ */
+export function addReview(state: StandInState, key: string, user: StandInUser, request: ReviewRequest): { status: number; body: unknown } {
+  const pull = state.pulls.get(key);
+  if (pull === undefined) return { status: 404, body: { message: "Not Found" } };
+  for (const comment of request.comments ?? []) {
+    const hunks = pull.hunks?.[String(comment.path)] ?? [];
+    const line = Number(comment.line);
+    const start = comment.start_line === undefined ? line : Number(comment.start_line);
+    if (comment.side !== "RIGHT" || !hunks.some(([from, to]) => from <= start && line <= to && start <= line)) {
+      return { status: 422, body: { message: "Pull request review thread line must be part of the diff" } };
+    }
+  }
+  const review: StandInReview = {
+    id: state.nextId++,
+    body: request.body ?? "",
+    event: request.event ?? "PENDING",
+    commit_id: request.commit_id,
+    comments: request.comments ?? [],
+    user,
+  };
+  for (const comment of review.comments) {
+    openThread(state, key, {
+      reviewId: review.id,
+      // GitHub places a review without commit_id on the PR's head.
+      commitId: review.commit_id ?? pull.headSha,
+      path: String(comment.path),
+      line: Number(comment.line),
+      side: String(comment.side),
+      body: String(comment.body),
+      user,
+    });
+  }
+  state.reviews.set(key, [...(state.reviews.get(key) ?? []), review]);
+  return { status: 200, body: review };
+}
 
 /**
  * The PR review endpoints: reviews (listed, and posted with inline comments that GitHub checks
@@ -45,42 +92,7 @@ export function reviewRoutes(state: StandInState): StandInRoute[] {
       pattern: repoPath(`/pulls/(\\d+)/reviews`),
       auth: "token",
       permission: ["pull_requests", "write"],
-      handle: ({ params, body }) => {
-        const key = pullKey(params);
-        const pull = state.pulls.get(key);
-        if (pull === undefined) return { status: 404, body: { message: "Not Found" } };
-        const request = (body ?? {}) as { body?: string; event?: string; commit_id?: string; comments?: Record<string, unknown>[] };
-        for (const comment of request.comments ?? []) {
-          const hunks = pull.hunks?.[String(comment.path)] ?? [];
-          const line = Number(comment.line);
-          const start = comment.start_line === undefined ? line : Number(comment.start_line);
-          if (comment.side !== "RIGHT" || !hunks.some(([from, to]) => from <= start && line <= to && start <= line)) {
-            return { status: 422, body: { message: "Pull request review thread line must be part of the diff" } };
-          }
-        }
-        const review: StandInReview = {
-          id: state.nextId++,
-          body: request.body ?? "",
-          event: request.event ?? "PENDING",
-          commit_id: request.commit_id,
-          comments: request.comments ?? [],
-          user: APP_BOT,
-        };
-        for (const comment of review.comments) {
-          openThread(state, key, {
-            reviewId: review.id,
-            // GitHub places a review without commit_id on the PR's head.
-            commitId: review.commit_id ?? pull.headSha,
-            path: String(comment.path),
-            line: Number(comment.line),
-            side: String(comment.side),
-            body: String(comment.body),
-            user: APP_BOT,
-          });
-        }
-        state.reviews.set(key, [...(state.reviews.get(key) ?? []), review]);
-        return { status: 200, body: review };
-      },
+      handle: ({ params, body }) => addReview(state, pullKey(params), APP_BOT, body ?? {}),
     },
     {
       method: "GET",

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Annotation, MintedToken, StandInCheckRun, StandInState } from "./github-stand-in.js";
+import { APP_SLUG } from "./github-stand-in-threads.js";
 
 export interface RouteContext {
   readonly params: readonly string[];
@@ -53,6 +54,28 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
   const invalid = (message: string): { status: number; body: unknown } => ({ status: 422, body: { message } });
 
   return [
+    {
+      // The App the JWT signs for (GitHub: "You must use a JWT to access this endpoint").
+      method: "GET",
+      pattern: /^\/app$/,
+      auth: "app",
+      handle: () => ({
+        status: 200,
+        body: { id: state.appId, slug: APP_SLUG, node_id: `A_${String(state.appId)}`, name: APP_SLUG, owner: { login: "octo", id: 1, type: "Organization" } },
+      }),
+    },
+    {
+      // A public account by login, case-insensitively, as GitHub serves it: an App's bot user is `<slug>[bot]`.
+      method: "GET",
+      pattern: /^\/users\/([^/]+)$/,
+      auth: "token",
+      handle: ({ params }) => {
+        const user = state.users.get((params[0] ?? "").toLowerCase());
+        return user === undefined
+          ? { status: 404, body: { message: "Not Found" } }
+          : { status: 200, body: { ...user, node_id: `U_${String(user.id)}`, site_admin: false } };
+      },
+    },
     {
       // GitHub's revocation: the token authenticates its own end; afterwards it opens nothing (API or git).
       method: "DELETE",

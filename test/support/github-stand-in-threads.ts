@@ -1,12 +1,17 @@
 import type { StandInState } from "./github-stand-in.js";
 
+/** An account as GitHub lists it on a review or comment: its login, its user id (never reused) and `User` or `Bot`. */
 export interface StandInUser {
   readonly login: string;
+  readonly id: number;
   readonly type: string;
 }
 
-/** Who the stand-in's installation tokens post as. */
-export const APP_BOT: StandInUser = { login: "reviewbot[bot]", type: "Bot" };
+/** The stand-in App's slug: its bot user is `<slug>[bot]`. */
+export const APP_SLUG = "reviewbot";
+
+/** Who the stand-in's installation tokens post as: the App's bot user, whose id is not the App's id (as on GitHub). */
+export const APP_BOT: StandInUser = { login: `${APP_SLUG}[bot]`, id: 149_000_001, type: "Bot" };
 
 /** Reads a file as it is at a commit; null when the commit has no such file. */
 export type FileAt = (sha: string, path: string) => string | null;

@@ -4,9 +4,9 @@ import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
-import { reviewRoutes } from "./github-stand-in-reviews.js";
+import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
-import { addReply, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
+import { addReply, APP_BOT, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
 
 export { generateTestAppKey } from "./github-stand-in-jwt.js";
 
@@ -59,7 +59,7 @@ export interface StandInReview {
   readonly event: string;
   readonly commit_id: string | undefined;
   readonly comments: readonly Record<string, unknown>[];
-  readonly user: { readonly login: string; readonly type: string };
+  readonly user: StandInUser;
 }
 
 export interface PullRequestFixture {
@@ -107,6 +107,8 @@ export interface StandInState {
   readonly reviewComments: Map<number, StandInReviewComment>;
   /** Review threads by GraphQL node id, in the order they were opened. */
   readonly threads: Map<string, StandInThread>;
+  /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
+  readonly users: Map<string, StandInUser>;
   /** How the stand-in reads files at commits, to tell outdated threads (see `isOutdated`). */
   readonly fileAt: FileAt | undefined;
   nextId: number;
@@ -129,6 +131,8 @@ export interface GitHubStandIn {
   ): number;
   /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
+  /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
+  review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
   fail(method: string, pathPattern: RegExp, count: number, kind: FaultKind): void;
   /** Drops every scripted fault not yet used. */
@@ -169,6 +173,7 @@ export async function startGitHubStandIn(options: {
     files: new Map(),
     reviewComments: new Map(),
     threads: new Map(),
+    users: new Map([[APP_BOT.login, APP_BOT]]),
     fileAt: options.fileAt,
     nextId: 1000,
   };
@@ -238,12 +243,18 @@ export async function startGitHubStandIn(options: {
     minted,
     setPullRequest: (repository, pull) => state.pulls.set(`${repository}#${pull.number}`, pull),
     setFile: (repository, path, content) => state.files.set(`${repository}:${path}`, content),
-    startThread: (repository, pullNumber, { login, type, commitId, path, line, body }) =>
-      openThread(state, `${repository}#${pullNumber}`, { reviewId: null, commitId, path, line, side: "RIGHT", body, user: { login, type } }).id,
-    reply: (repository, pullNumber, commentId, { login, type, body }) => {
-      const added = addReply(state, `${repository}#${pullNumber}`, commentId, { login, type }, body);
+    startThread: (repository, pullNumber, { login, id, type, commitId, path, line, body }) =>
+      openThread(state, `${repository}#${pullNumber}`, { reviewId: null, commitId, path, line, side: "RIGHT", body, user: known(state, { login, id, type }) })
+        .id,
+    reply: (repository, pullNumber, commentId, { login, id, type, body }) => {
+      const added = addReply(state, `${repository}#${pullNumber}`, commentId, known(state, { login, id, type }), body);
       if (added === null) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
       return added.id;
+    },
+    review: (repository, pullNumber, user, review) => {
+      const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);
+      if (posted.status !== 200) throw new Error(`GitHub would refuse this review (${String(posted.status)})`);
+      return (posted.body as StandInReview).id;
     },
     fail: (method, pattern, count, kind) => faults.push({ method, pattern, remaining: count, kind }),
     clearFaults: () => {
@@ -259,6 +270,14 @@ export async function startGitHubStandIn(options: {
         });
       }),
   };
+}
+
+/** Records `user` as an account `GET /users/{login}` serves; one login is one id, as on GitHub. */
+function known(state: StandInState, user: StandInUser): StandInUser {
+  const seen = state.users.get(user.login.toLowerCase());
+  if (seen !== undefined && seen.id !== user.id) throw new Error(`login ${user.login} already has id ${String(seen.id)}`);
+  state.users.set(user.login.toLowerCase(), user);
+  return user;
 }
 
 function findRoute(routes: readonly StandInRoute[], method: string, path: string): { route: StandInRoute; params: string[] } | null {

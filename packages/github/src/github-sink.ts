@@ -3,6 +3,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
+import { appIdentityOf } from "./app-identity.js";
 import { completeCheckRun } from "./complete-check-run.js";
 import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
@@ -30,9 +31,11 @@ export interface GitHubSinkDeps {
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
  * `failed` → failure naming the reason; superseded → cancelled), and the PR review of what is new
  * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved.
- * Every method is idempotent across retries, stalls and several api processes.
+ * Every method is idempotent across retries, stalls and several api processes. Our own reviews and
+ * comments are told by our App's bot user, read once (`appIdentityOf`).
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
+  const identityOf = appIdentityOf(deps.app, deps.appId);
   const target = async (review: ReviewJob, reviewJobId: string): Promise<CheckRunTarget> => {
     const [owner = "", repo = ""] = review.repository.split("/");
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
@@ -60,7 +63,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       });
       await completeCheckRun(where, { logger, scrubber: deps.scrubber }, rendered);
       if (supersededBy !== null) return;
-      const pull = { ...where, pullNumber: task.review.pullNumber };
+      const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // Under the PR's memory lock: two heads' publications neither interleave their memory nor
       // sweep the threads at once (each thread is resolved once).
       await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
@@ -86,7 +89,8 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       if (reply === null) return;
       const where = await target(task.review, task.reviewJobId);
       const logger = log(task.review, task.reviewJobId);
-      const id = await postAnswerOnce({ ...where, pullNumber: task.review.pullNumber }, { logger, scrubber: deps.scrubber }, reply, task.answer);
+      const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
+      const id = await postAnswerOnce(pull, { logger, scrubber: deps.scrubber }, reply, task.answer);
       // Ours from now on: the next answer in this thread shows the model which comments it wrote.
       if (id !== null)
         await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) => ({

@@ -11,8 +11,8 @@ const MAX_PAGES = 3;
 
 /**
  * The id GitHub gave each comment of one of our reviews, by the fingerprint its hidden marker
- * names: the review is ours (`postReviewOnce` posted or found it by its head's marker as a bot),
- * so its comments' markers are ours too.
+ * names: the review is ours (`postReviewOnce` posted it, or found it by its head's marker under our
+ * App's bot user id), so its comments are ours too.
  */
 export async function numberReviewComments(
   octokit: Octokit,

@@ -1,6 +1,7 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import { isOurAuthor, type ListedAuthor } from "./app-identity.js";
 import type { ReviewTarget } from "./post-review-once.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
@@ -10,7 +11,7 @@ interface ListedComment {
   readonly id: number;
   readonly in_reply_to_id?: number;
   readonly body?: string | null;
-  readonly user?: { readonly type?: string } | null;
+  readonly user?: ListedAuthor | null;
 }
 
 const MAX_PAGES = 10;
@@ -23,9 +24,9 @@ export function answerMarker(replyId: number): string {
 
 /**
  * Posts the model's answer to one reply in its thread, at most once: skipped when Redis remembers
- * it, or when the thread already has a bot's comment carrying the reply's marker (a person cannot
- * post as a bot); posting happens under a Redis lock. The answer is model-written from untrusted
- * text: escaped like every model string (no link, image, HTML or mention can form) and scrubbed.
+ * it, or when the thread already has a comment of our App's bot user (by its user id) carrying the
+ * reply's marker: anyone, another App's bot included, can quote the marker. Posting happens under
+ * a Redis lock. The answer is model-written from untrusted text: escaped like every model string (no link, image, HTML or mention can form) and scrubbed.
  * Returns the answer's comment id; null when GitHub refused it (422: the thread is gone).
  */
 export async function postAnswerOnce(
@@ -71,7 +72,9 @@ async function findPosted(target: Omit<ReviewTarget, "headSha">, threadId: numbe
       per_page: 100,
       page,
     })) as { data: ListedComment[] };
-    const ours = data.find((comment) => comment.in_reply_to_id === threadId && comment.user?.type === "Bot" && (comment.body ?? "").endsWith(marker));
+    const ours = data.find(
+      (comment) => comment.in_reply_to_id === threadId && isOurAuthor(target.identity, comment.user) && (comment.body ?? "").endsWith(marker),
+    );
     if (ours !== undefined) return ours.id;
     if (data.length < 100) return null;
   }

@@ -3,6 +3,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
+import { isOurAuthor, type AppIdentity, type ListedAuthor } from "./app-identity.js";
 import { reviewMarker, type RenderedReview } from "./render-review-comments.js";
 import { postOnce } from "./post-once.js";
 
@@ -14,18 +15,22 @@ export interface ReviewTarget {
   readonly repo: string;
   readonly pullNumber: number;
   readonly headSha: string;
+  /** Who we post as: only its reviews and comments are ours. */
+  readonly identity: AppIdentity;
 }
 
 interface ListedReview {
   readonly id: number;
   readonly body: string | null;
-  readonly user: { readonly type?: string } | null;
+  readonly user: ListedAuthor | null;
 }
 
 /**
- * Posts reviewbot's PR review of one head at most once: skipped when Redis remembers it, or when
- * the PR already has a review by a bot carrying the head's hidden marker (a PR author cannot post
- * as a bot, so they cannot suppress it by quoting the marker). Posting happens under a Redis lock.
+ * Posts reviewbot's PR review of one head of one PR at most once: skipped when Redis remembers it
+ * for this PR and head, or when the PR already has a review by our App's bot user carrying the
+ * head's hidden marker. Anyone can quote the marker (a PR author in the description, another App's
+ * bot quoting it), so the author's user id decides, never the text or the account type; and another
+ * PR with the same head (a decoy) has a record of its own. Posting happens under a Redis lock.
  * GitHub's 422 (a comment GitHub will not place) is logged and not retried: it would fail again.
  * Returns the review's id (posted now or before), so its comments can be numbered; null when
  * GitHub refused it.
@@ -35,8 +40,9 @@ export async function postReviewOnce(
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   review: RenderedReview,
 ): Promise<number | null> {
-  const { redis, repositoryId, headSha } = target;
-  const keys = { postedKey: `${KEY_PREFIX}:review:${repositoryId}:${headSha}`, lockKey: `${KEY_PREFIX}:lock:review:${repositoryId}:${headSha}` };
+  const { redis, repositoryId, pullNumber, headSha } = target;
+  const which = `${String(repositoryId)}:${String(pullNumber)}:${headSha}`;
+  const keys = { postedKey: `${KEY_PREFIX}:review:${which}`, lockKey: `${KEY_PREFIX}:lock:review:${which}` };
   return postOnce(redis, keys, async () => {
     const marker = reviewMarker(headSha);
     for (let page = 1; page <= 10; page++) {
@@ -47,7 +53,7 @@ export async function postReviewOnce(
         per_page: 100,
         page,
       })) as { data: ListedReview[] };
-      const ours = data.find((r) => r.user?.type === "Bot" && (r.body ?? "").includes(marker));
+      const ours = data.find((r) => isOurAuthor(target.identity, r.user) && (r.body ?? "").includes(marker));
       if (ours !== undefined) return ours.id;
       if (data.length < 100) break;
     }

@@ -1,6 +1,6 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
 import { countOf } from "./count-of.js";
-import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { sanitiseCodeSpan, sanitiseMarkdown } from "./sanitise-markdown.js";
 
 /** Shown when no model is configured: what an operator sets for a first AI review. */
 const HOW_TO_TURN_ON = [
@@ -22,7 +22,7 @@ export function renderAiSummary(ai: AiReport): string[] {
   const lines = [
     "",
     "### AI review",
-    `**Status:** ${ai.status}${ai.model === null ? "" : ` (model \`${sanitiseMarkdown(ai.model)}\`)`}; ${countOf(ai.findings.length, "comment")} on the diff.`,
+    `**Status:** ${ai.status}${ai.model === null ? "" : ` (model ${sanitiseCodeSpan(ai.model)})`}; ${countOf(ai.findings.length, "comment")} on the diff.`,
     ...(ai.since === null
       ? []
       : [`**Incremental:** the changes since \`${ai.since.slice(0, 12)}\`, the last review's head; its findings whose lines are unchanged are carried over.`]),

@@ -134,7 +134,7 @@ describe("renderCheckRun", () => {
   it.each([
     ["superseded", { kind: "superseded", supersededBy: "b".repeat(40) }, "cancelled", "superseded by `bbbb"],
     ["failed", { kind: "failed", code: "REPO_CONFIG_INVALID", reason: "helpers[0].image @bob not allowed" }, "failure", "not allowed"],
-    ["failed by cancellation", { kind: "failed", code: "REVIEW_CANCELLED", reason: "newer head" }, "cancelled", "REVIEW\\_CANCELLED"],
+    ["failed by cancellation", { kind: "failed", code: "REVIEW_CANCELLED", reason: "newer head" }, "cancelled", "(`REVIEW_CANCELLED`)"],
   ] as const)("%s", (_name, outcome, conclusion, fragment) => {
     const rendered = renderCheckRun(outcome, { headSha: SHA });
     expect(rendered.conclusion).toBe(conclusion);

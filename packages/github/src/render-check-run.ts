@@ -4,7 +4,7 @@ import { Severity } from "@reviewbot/contracts/severity";
 import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
 import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./render-annotations.js";
 import { renderReportSummary } from "./render-report-summary.js";
-import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { sanitiseCodeSpan, sanitiseMarkdown } from "./sanitise-markdown.js";
 import { countOf } from "./count-of.js";
 
 export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled";
@@ -60,7 +60,7 @@ export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly hea
     return {
       conclusion: "cancelled",
       title: "Superseded by a newer commit",
-      summary: `This review of \`${options.headSha}\` was superseded by \`${sanitiseMarkdown(outcome.supersededBy)}\`: see that commit's check run.`,
+      summary: `This review of \`${options.headSha}\` was superseded by ${sanitiseCodeSpan(outcome.supersededBy)}: see that commit's check run.`,
       annotations: [],
     };
   }
@@ -68,7 +68,7 @@ export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly hea
     return {
       conclusion: outcome.code === "REVIEW_CANCELLED" ? "cancelled" : "failure",
       title: `Review failed: ${sanitiseMarkdown(outcome.code)}`,
-      summary: `The review of \`${options.headSha}\` could not be completed (\`${sanitiseMarkdown(outcome.code)}\`): ${sanitiseMarkdown(outcome.reason)}`,
+      summary: `The review of \`${options.headSha}\` could not be completed (${sanitiseCodeSpan(outcome.code)}): ${sanitiseMarkdown(outcome.reason)}`,
       annotations: [],
     };
   }

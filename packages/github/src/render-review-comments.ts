@@ -3,7 +3,7 @@ import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/pub
 import { fingerprintMarker, fingerprintOf } from "./finding-fingerprint.js";
 import { orderFindings } from "./render-annotations.js";
 import { stripControls } from "@reviewbot/core/strip-controls";
-import { sanitiseMarkdown } from "./sanitise-markdown.js";
+import { longestBacktickRun, sanitiseMarkdown } from "./sanitise-markdown.js";
 import { truncateUtf8 } from "./truncate-utf8.js";
 
 /** One comment of a PR review, anchored on one side of the diff. */
@@ -122,10 +122,4 @@ function aiComment(finding: PlacedAiFinding): ReviewComment {
   const body = marked(finding, parts.join("\n\n"));
   const range = finding.startLine !== null && finding.startLine < finding.line ? { start_line: finding.startLine, start_side: finding.side } : {};
   return { path: finding.path, ...range, line: finding.line, side: finding.side, body };
-}
-
-function longestBacktickRun(text: string): number {
-  let longest = 0;
-  for (const run of text.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
-  return longest;
 }
