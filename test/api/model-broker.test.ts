@@ -491,7 +491,10 @@ describe("budgets under concurrency", () => {
     let upstream = 0;
     for (let wave = 0; wave < 10; wave++) {
       const before = standIn.requests.length;
-      const answers = await burst(Array.from({ length: 40 }, () => job), big);
+      const answers = await burst(
+        Array.from({ length: 40 }, () => job),
+        big,
+      );
       const admitted = standIn.requests.length - before;
       upstream += admitted;
       if (codes(answers).every((code) => code === "LLM_BUDGET_EXCEEDED")) break;
@@ -543,7 +546,9 @@ describe("budgets under concurrency", () => {
       expect(codes(answers).filter((code) => code === "LLM_BUSY").length).toBeGreaterThanOrEqual(40 - INSTALLATION_CALLS);
       if (wave === 0) {
         expect(answered[0]).toBe(INSTALLATION_CALLS);
-        expect(answers.map((res) => refusal(res).message)).toContain(`installation ${installationId} already has ${INSTALLATION_CALLS} model call(s) in flight, its limit`);
+        expect(answers.map((res) => refusal(res).message)).toContain(
+          `installation ${installationId} already has ${INSTALLATION_CALLS} model call(s) in flight, its limit`,
+        );
       }
     }
     expect(answered.at(-1)).toBe(0);

@@ -121,10 +121,7 @@ export class ModelBudget {
    * installation's token caps have left, as they read now (the call is admitted by {@link reserve}).
    */
   async outputTokensLeft(jobId: string, installationId: number): Promise<number> {
-    const [job, day] = await Promise.all([
-      this.#redis.hget(jobKey(jobId), "tokens"),
-      this.#redis.hget(this.#dayKey(installationId), "tokens"),
-    ]);
+    const [job, day] = await Promise.all([this.#redis.hget(jobKey(jobId), "tokens"), this.#redis.hget(this.#dayKey(installationId), "tokens")]);
     const limits = this.#limits;
     return Math.min(limits.jobTokens - Number(job ?? 0), limits.installationDailyTokens - Number(day ?? 0));
   }
