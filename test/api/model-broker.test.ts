@@ -526,6 +526,10 @@ describe("budgets under concurrency", () => {
     });
     expect(res.status).toBe(429);
     expect(res.headers.get("retry-after")).toBe("2");
+    // A busy call is the limit working, not a worker misbehaving: news, not a warning.
+    expect(openai.api.logs.filter((line) => line.jobId === job.jobId && line.code === "LLM_BUSY").map((line) => [line.level, line.msg])).toEqual([
+      [30, "model call deferred: busy"],
+    ]);
     expect((await first).status).toBe(200);
     expect((await callModel(openai, job)).status).toBe(200);
   });
