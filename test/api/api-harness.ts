@@ -17,7 +17,7 @@ import { SealedBox } from "@reviewbot/core/sealed-box";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { priceOf, type LlmPrices } from "@reviewbot/llm/llm-prices";
 import type { LlmProtocol } from "@reviewbot/llm/llm-settings";
-import { createModelClient } from "@reviewbot/llm/model-client";
+import { createModelClient, longestCallMs } from "@reviewbot/llm/model-client";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
@@ -65,7 +65,8 @@ export interface HarnessModel {
   /** The allowlist; the first is the default offered to workers. */
   readonly models: readonly string[];
   readonly maxTokens: number;
-  readonly budgets: ModelBudgetLimits;
+  /** The caps and the calls an installation may have in flight; the marks' lifetime is main's (the client's longest call). */
+  readonly budgets: Omit<ModelBudgetLimits, "callTtlMs">;
   readonly prices?: LlmPrices;
   /** The model client's attempts per call and first backoff (production: 4 and 1000 ms). */
   readonly attempts?: number;
@@ -184,11 +185,12 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
 /** The broker wired as main wires it: the real model client and budget, the key registered with the scrubber first. */
 function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrubber): BrokerDeps {
   scrubber.register(settings.apiKey);
+  const timeoutMs = 30_000;
   const client = createModelClient({
     protocol: settings.protocol,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
-    timeoutMs: 30_000,
+    timeoutMs,
     ...(settings.attempts === undefined ? {} : { attempts: settings.attempts }),
     ...(settings.backoffMs === undefined ? {} : { backoffMs: settings.backoffMs }),
   });
@@ -198,7 +200,7 @@ function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrub
     upstream: { model, complete: (request, signal) => client.complete(request, signal) },
     models: settings.models,
     maxTokens: settings.maxTokens,
-    budget: new ModelBudget(redis, settings.budgets),
+    budget: new ModelBudget(redis, { ...settings.budgets, callTtlMs: longestCallMs(timeoutMs) }),
     price: (usage, name) => priceOf(usage, name, prices),
     fetcher: settings.fetcher ?? null,
     offer: { model, maxOutputTokens: settings.maxTokens, contextTokens: 128_000, jobTokens: settings.budgets.jobTokens },

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ModelBudget } from "@reviewbot/api/broker/model-budget";
 import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import type { LlmProtocol } from "@reviewbot/llm/llm-settings";
 import { reply, startModelStandIn, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";
@@ -30,6 +31,7 @@ const MODEL = "stand-in-large";
 const CAP = 256;
 const JOB_TOKENS = 1000;
 const DAILY_TOKENS = 1500;
+const INSTALLATION_CALLS = 3;
 const REPOSITORY_ID = 9001;
 const DOCS_HOST = "docs.test";
 /** The page server's address: a random 127/8 address, port 443 (the fetcher dials only 443: needs root or CAP_NET_BIND_SERVICE). */
@@ -79,7 +81,13 @@ async function startBroker(protocol: LlmProtocol, fetcher: HarnessModel["fetcher
       apiKey: KEY,
       models: [MODEL, "stand-in-small"],
       maxTokens: CAP,
-      budgets: { jobTokens: JOB_TOKENS, installationDailyTokens: DAILY_TOKENS, jobMicrodollars: null, installationDailyMicrodollars: null },
+      budgets: {
+        jobTokens: JOB_TOKENS,
+        installationDailyTokens: DAILY_TOKENS,
+        jobMicrodollars: null,
+        installationDailyMicrodollars: null,
+        installationCalls: INSTALLATION_CALLS,
+      },
       attempts: 3,
       backoffMs: 10,
       fetcher,
@@ -258,6 +266,11 @@ async function redisValue(redis: Redis, key: string): Promise<string> {
 }
 
 const budgetKey = (jobId: string) => `reviewbot:llm:job:${jobId}`;
+const dayKey = (installationId: number) => `reviewbot:llm:installation:${installationId}:${new Date().toISOString().slice(0, 10)}`;
+const charged = async (key: string) => Number(await openai.api.redis.hget(key, "tokens"));
+
+/** A call's worst case as the broker reserves it: the input at four characters a token, and the whole output it was allowed. */
+const worstOf = (request: Record<string, unknown>) => Math.ceil(JSON.stringify(request).length / 4) + Number(request.maxTokens);
 
 describe("the key stays with the api", () => {
   it.each(["openai", "anthropic"] as const)("%s: a claimed job gets an answer; the key travels only in the upstream auth header", async (protocol) => {
@@ -462,6 +475,134 @@ describe("budgets", () => {
   });
 });
 
+describe("budgets under concurrency", () => {
+  /** A request whose worst case (about 530 tokens) covers the usage the stand-in reports (500). */
+  const big = chat({ messages: [{ role: "user", content: "x".repeat(1600) }] });
+  const used = { input: 400, output: 100 };
+
+  /** Sends `count` calls at once, each for its job; the answers in order. */
+  const burst = (jobs: readonly Started[], request: Record<string, unknown>) => Promise.all(jobs.map((job) => callModel(openai, job, request)));
+  const codes = (answers: readonly Answer[]) => answers.map((res) => (res.status === 200 ? 200 : refusal(res).code));
+
+  it("40 calls of one job at once: one goes upstream, 39 are refused busy (429, Retry-After); in waves to the cap, the job and its installation are charged within their caps plus one call's worst case", async () => {
+    const installationId = 601;
+    const job = await startJob(openai, { installationId });
+    standIn.script(() => reply.text("slow", { delayMs: 1000, usage: used }));
+    let upstream = 0;
+    for (let wave = 0; wave < 10; wave++) {
+      const before = standIn.requests.length;
+      const answers = await burst(
+        Array.from({ length: 40 }, () => job),
+        big,
+      );
+      const admitted = standIn.requests.length - before;
+      upstream += admitted;
+      if (codes(answers).every((code) => code === "LLM_BUDGET_EXCEEDED")) break;
+      // Never two calls of the job upstream at once: the others were refused, not queued.
+      expect(admitted).toBe(1);
+      expect(codes(answers).filter((code) => code === 200)).toHaveLength(1);
+      const busy = answers.filter((res) => refusal(res).code === "LLM_BUSY");
+      expect(busy).toHaveLength(39);
+      expect(refusal(busy[0] as Answer)).toEqual({ status: 429, code: "LLM_BUSY", message: "the job already has a model call in flight: one at a time" });
+    }
+    // Without the reservation, 40 calls × 500 tokens = 20,000 against a cap of 1,000.
+    expect(upstream).toBe(2);
+    expect(await charged(budgetKey(job.jobId))).toBe(2 * (used.input + used.output));
+    expect(await charged(budgetKey(job.jobId))).toBeLessThanOrEqual(JOB_TOKENS + worstOf(big));
+    expect(await charged(dayKey(installationId))).toBeLessThanOrEqual(DAILY_TOKENS + worstOf(big));
+    expect(await openai.api.redis.exists(`reviewbot:llm:call:job:${job.jobId}`)).toBe(0);
+  });
+
+  it("answers a busy call with Retry-After, and the same call once the first is settled is answered", async () => {
+    const job = await startJob(openai, { installationId: 602 });
+    standIn.script([reply.text("first", { delayMs: 1000, usage: { input: 1, output: 1 } }), reply.text("second", { usage: { input: 1, output: 1 } })]);
+    const before = standIn.requests.length;
+    const first = callModel(openai, job);
+    await expect.poll(() => standIn.requests.length > before, { timeout: 5000 }).toBe(true);
+    const res = await fetch(`${openai.api.url}/internal/jobs/model`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${alice}` },
+      body: JSON.stringify({ jobId: job.jobId, lockToken: job.lockToken, request: chat() }),
+    });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("retry-after")).toBe("2");
+    // A busy call is the limit working, not a worker misbehaving: news, not a warning.
+    expect(openai.api.logs.filter((line) => line.jobId === job.jobId && line.code === "LLM_BUSY").map((line) => [line.level, line.msg])).toEqual([
+      [30, "model call deferred: busy"],
+    ]);
+    expect((await first).status).toBe(200);
+    expect((await callModel(openai, job)).status).toBe(200);
+  });
+
+  it("40 jobs of one installation at once: at most its limit of calls go upstream, the rest are refused busy; in waves to the daily cap, it is charged within the cap plus one call's worst case", async () => {
+    const installationId = 603;
+    const jobs: Started[] = [];
+    for (let index = 0; index < 40; index++) jobs.push(await startJob(openai, { installationId }));
+    // Small calls (a worst case of about 230 tokens), so that the limit, not the cap, stops the first waves.
+    standIn.script(() => reply.text("slow", { delayMs: 1000, usage: { input: 60, output: 40 } }));
+    const answered: number[] = [];
+    for (let wave = 0; wave < 20; wave++) {
+      const before = standIn.requests.length;
+      const answers = await burst(jobs, chat());
+      expect(standIn.requests.length - before).toBeLessThanOrEqual(INSTALLATION_CALLS);
+      answered.push(codes(answers).filter((code) => code === 200).length);
+      if (codes(answers).every((code) => code === "LLM_BUDGET_EXCEEDED")) break;
+      expect(codes(answers).filter((code) => code === "LLM_BUSY").length).toBeGreaterThanOrEqual(40 - INSTALLATION_CALLS);
+      if (wave === 0) {
+        expect(answered[0]).toBe(INSTALLATION_CALLS);
+        expect(answers.map((res) => refusal(res).message)).toContain(
+          `installation ${installationId} already has ${INSTALLATION_CALLS} model call(s) in flight, its limit`,
+        );
+      }
+    }
+    expect(answered.at(-1)).toBe(0);
+    const total = await charged(dayKey(installationId));
+    expect(total).toBe(answered.reduce((sum, count) => sum + count, 0) * 100);
+    expect(total).toBeGreaterThanOrEqual(DAILY_TOKENS);
+    expect(total).toBeLessThanOrEqual(DAILY_TOKENS + worstOf(chat()));
+    expect(await openai.api.redis.zcard(`reviewbot:llm:calls:installation:${installationId}`)).toBe(0);
+  });
+
+  it("the negative control: one honest job's calls in sequence run to the cap, each charged what it used, the reservation returned", async () => {
+    const installationId = 604;
+    const job = await startJob(openai, { installationId });
+    standIn.script(() => reply.text("ok", { usage: { input: 150, output: 50 } }));
+    for (let call = 1; call <= 5; call++) {
+      const res = await callModel(openai, job, big);
+      expect(res.body.budget).toEqual({ usedTokens: 200 * call, maxTokens: JOB_TOKENS });
+      // Each call reserved about 530 tokens while in flight; settled, only its 200 remain.
+      expect(await charged(budgetKey(job.jobId))).toBe(200 * call);
+      expect(await charged(dayKey(installationId))).toBe(200 * call);
+    }
+    const res = await untouched(() => callModel(openai, job, big));
+    expect(refusal(res)).toEqual({ status: 429, code: "LLM_BUDGET_EXCEEDED", message: `the job's token budget (${JOB_TOKENS} tokens) is used up` });
+  });
+
+  it("an api that died mid-call holds nothing past its marks' lifetime: the job and its installation are busy until then, the call's worst case stays charged", async () => {
+    const installationId = 605;
+    const job = await startJob(openai, { installationId });
+    const others = [await startJob(openai, { installationId }), await startJob(openai, { installationId })];
+    // What an api leaves when it dies after reserving: marks it never removes, with a short lifetime here.
+    const dead = new ModelBudget(openai.api.redis, {
+      jobTokens: JOB_TOKENS,
+      installationDailyTokens: DAILY_TOKENS,
+      jobMicrodollars: null,
+      installationDailyMicrodollars: null,
+      installationCalls: INSTALLATION_CALLS,
+      callTtlMs: 1500,
+    });
+    for (const held of [job, ...others]) await dead.reserve(held.jobId, installationId, { tokens: 100, microdollars: 0 });
+    const fresh = await startJob(openai, { installationId });
+    expect(refusal(await untouched(() => callModel(openai, job)))).toMatchObject({ status: 429, code: "LLM_BUSY" });
+    expect(refusal(await untouched(() => callModel(openai, fresh)))).toMatchObject({ status: 429, code: "LLM_BUSY" });
+    await sleep(1600);
+    standIn.script([reply.text("a", { usage: { input: 10, output: 5 } }), reply.text("b", { usage: { input: 10, output: 5 } })]);
+    expect((await callModel(openai, job)).body.budget).toEqual({ usedTokens: 115, maxTokens: JOB_TOKENS });
+    expect((await callModel(openai, fresh)).status).toBe(200);
+    expect(await charged(dayKey(installationId))).toBe(3 * 100 + 2 * 15);
+  });
+});
+
 describe("the upstream through the broker", () => {
   it("waits out a 429's Retry-After and answers the worker once", async () => {
     const job = await startJob(openai);
@@ -490,7 +631,8 @@ describe("the upstream through the broker", () => {
     expect(res.text).toContain("Incorrect API key provided: [redacted]");
     expect(res.text).not.toContain(KEY);
     expect(JSON.stringify(openai.api.logs)).not.toContain(KEY);
-    expect(await openai.api.redis.exists(budgetKey(job.jobId))).toBe(0);
+    // What a failed call used is unknown (a timed-out attempt may be billed): it keeps its worst case.
+    expect(Number(await openai.api.redis.hget(budgetKey(job.jobId), "tokens"))).toBe(worstOf(chat()));
   });
 });
 
@@ -539,8 +681,7 @@ describe("a worker that goes away", () => {
     const job = await startJob(openai);
     standIn.script(slow);
     const request = chat({ messages: [{ role: "user", content: "x".repeat(2000) }] });
-    // The input at four characters a token, and the whole output the call was allowed.
-    const worst = Math.ceil(JSON.stringify(request).length / 4) + 128;
+    const worst = worstOf(request);
     await abandonModel(job, request);
     expect(Number(await openai.api.redis.hget(budgetKey(job.jobId), "tokens"))).toBe(worst);
     await abandonModel(job, request);

@@ -58,6 +58,40 @@ describe("loadApiConfig", () => {
     }
   });
 
+  describe("lifetimes that cannot work together are refused, naming both settings", () => {
+    const model = { ...local, REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:11434/v1", REVIEWBOT_LLM_MODEL: "m" };
+
+    it("a token that expires before the worker's AI loop gets one model call (negative control: one that leaves it that call)", () => {
+      // The audit's setting: the worker stops the AI loop 60 s before the token expires, so nothing is left.
+      expect(() => loadApiConfig({ ...model, REVIEWBOT_JOB_TOKEN_TTL_MS: "60000" })).toThrow(
+        /^REVIEWBOT_JOB_TOKEN_TTL_MS: must be at least REVIEWBOT_LLM_TIMEOUT_MS \+ 60000 ms \(180000\)/,
+      );
+      expect(() => loadApiConfig({ ...model, REVIEWBOT_JOB_TOKEN_TTL_MS: "179999" })).toThrow(/^REVIEWBOT_JOB_TOKEN_TTL_MS: /);
+      expect(() => loadApiConfig({ ...model, REVIEWBOT_JOB_TOKEN_TTL_MS: "120000", REVIEWBOT_LLM_TIMEOUT_MS: "61000" })).toThrow(
+        /^REVIEWBOT_JOB_TOKEN_TTL_MS: .*\(121000\)/,
+      );
+      expect(loadApiConfig({ ...model, REVIEWBOT_JOB_TOKEN_TTL_MS: "180000" }).REVIEWBOT_JOB_TOKEN_TTL_MS).toBe(180_000);
+      expect(loadApiConfig({ ...model, REVIEWBOT_JOB_TOKEN_TTL_MS: "120000", REVIEWBOT_LLM_TIMEOUT_MS: "60000" }).REVIEWBOT_JOB_TOKEN_TTL_MS).toBe(120_000);
+      // Without a model there is no AI loop to leave time for.
+      expect(loadApiConfig({ ...local, REVIEWBOT_JOB_TOKEN_TTL_MS: "60000" }).REVIEWBOT_JOB_TOKEN_TTL_MS).toBe(60_000);
+    });
+
+    it("an installation slot that frees itself while its job's token is live (negative control: the same lifetime)", () => {
+      expect(() => loadApiConfig({ ...local, REVIEWBOT_JOB_TOKEN_TTL_MS: "900000", REVIEWBOT_INSTALLATION_SLOT_TTL_MS: "899999" })).toThrow(
+        /^REVIEWBOT_INSTALLATION_SLOT_TTL_MS: must be at least REVIEWBOT_JOB_TOKEN_TTL_MS/,
+      );
+      expect(loadApiConfig({ ...local, REVIEWBOT_JOB_TOKEN_TTL_MS: "900000", REVIEWBOT_INSTALLATION_SLOT_TTL_MS: "900000" })).toMatchObject({
+        REVIEWBOT_INSTALLATION_SLOT_TTL_MS: 900_000,
+      });
+    });
+  });
+
+  it("lets an installation have 4 model calls in flight by default, and takes another number", () => {
+    expect(loadApiConfig(local).REVIEWBOT_LLM_INSTALLATION_CONCURRENCY).toBe(4);
+    expect(loadApiConfig({ ...local, REVIEWBOT_LLM_INSTALLATION_CONCURRENCY: "1" }).REVIEWBOT_LLM_INSTALLATION_CONCURRENCY).toBe(1);
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_LLM_INSTALLATION_CONCURRENCY: "0" })).toThrow(/^REVIEWBOT_LLM_INSTALLATION_CONCURRENCY: /);
+  });
+
   it("splits and lower-cases bot logins", () => {
     expect(loadApiConfig({ ...local, REVIEWBOT_BOT_LOGINS: " Renovate-Bot, ,snyk-bot " }).REVIEWBOT_BOT_LOGINS).toEqual(["renovate-bot", "snyk-bot"]);
   });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
-import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
+import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
+import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
 import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./webhooks/body-read-slots.js";
 
@@ -82,9 +83,46 @@ const ApiVariables = z
     REVIEWBOT_COMMAND_ASSOCIATIONS: subsetOf(COMMAND_ASSOCIATIONS),
     // The model broker: the api alone holds the model's key, as it holds the App key.
     ...LLM_ENV_FIELDS,
+    // Model calls one installation may have in flight at once across the fleet (a job: one).
+    REVIEWBOT_LLM_INSTALLATION_CONCURRENCY: positiveInt.max(1000).default(4),
   })
   .strict()
-  .superRefine(refineLlmEnv);
+  .superRefine((config, ctx) => {
+    refineLlmEnv(config, ctx);
+    refineLifetimes(config, ctx);
+  });
+
+/**
+ * Lifetimes that must fit each other, refused together at start rather than failing every review:
+ * - a job's token must outlive the worker's report margin ({@link AI_REPORT_MARGIN_MS}: the AI
+ *   loop ends that long before the token does) by at least one model call's deadline, or every
+ *   AI review ends partial before its first answer;
+ * - an installation slot must outlive the job's token: a job that still holds a live token is
+ *   still running, and freeing its slot first lets the installation run more than its limit.
+ */
+function refineLifetimes(
+  config: Pick<LlmEnv, "REVIEWBOT_LLM_BASE_URL" | "REVIEWBOT_LLM_TIMEOUT_MS"> & {
+    readonly REVIEWBOT_JOB_TOKEN_TTL_MS: number;
+    readonly REVIEWBOT_INSTALLATION_SLOT_TTL_MS: number;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const tokenTtl = config.REVIEWBOT_JOB_TOKEN_TTL_MS;
+  if (config.REVIEWBOT_LLM_BASE_URL !== undefined && tokenTtl < AI_REPORT_MARGIN_MS + config.REVIEWBOT_LLM_TIMEOUT_MS) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["REVIEWBOT_JOB_TOKEN_TTL_MS"],
+      message: `must be at least REVIEWBOT_LLM_TIMEOUT_MS + ${AI_REPORT_MARGIN_MS} ms (${AI_REPORT_MARGIN_MS + config.REVIEWBOT_LLM_TIMEOUT_MS}): the worker ends the AI review ${AI_REPORT_MARGIN_MS / 1000} s before the job's token expires, which must leave it one model call`,
+    });
+  }
+  if (config.REVIEWBOT_INSTALLATION_SLOT_TTL_MS < tokenTtl) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["REVIEWBOT_INSTALLATION_SLOT_TTL_MS"],
+      message: "must be at least REVIEWBOT_JOB_TOKEN_TTL_MS: a job whose token is live still runs, and must keep its installation slot",
+    });
+  }
+}
 
 /** Where results go: files in a directory, or GitHub as an App (its id and private key). */
 type SinkSetting =

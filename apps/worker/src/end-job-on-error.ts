@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { isAppError, type AppError } from "@reviewbot/core/errors";
+import { isAppError } from "@reviewbot/core/errors";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
+import { apiRetryAfterMs, type WaitBounds } from "./api-retry-after.js";
 import { isRefusal, type HeldJob } from "./held-job.js";
 import { failure, reportAnyway } from "./job-outcome.js";
 import type { ProcessDependencies } from "./process-dependencies.js";
@@ -8,7 +9,7 @@ import type { ReviewJobResult } from "./review-job-result.js";
 import { abortCause } from "./running-jobs.js";
 
 /** A job of a busy installation waits what the api says (`Retry-After`), within these bounds. */
-const BUSY_DELAY_MS = { min: 1000, max: 60_000, otherwise: 5000 } as const;
+const BUSY_DELAY_MS: WaitBounds = { min: 1000, max: 60_000, otherwise: 5000 };
 
 /**
  * How a claimed job ends when its run threw. A claim refused with `INSTALLATION_BUSY` goes back to
@@ -28,7 +29,7 @@ export async function endJobOnError(
 ): Promise<ReviewJobResult> {
   const logger = held.logger;
   if (isAppError(err) && err.code === "INSTALLATION_BUSY") {
-    const delayMs = busyDelayMs(err);
+    const delayMs = apiRetryAfterMs(err, BUSY_DELAY_MS);
     deps.metrics.countJob("busy");
     logger.info({ delayMs }, "installation busy: review deferred");
     await job.moveToDelayed(Date.now() + delayMs, lockToken);
@@ -58,11 +59,4 @@ export async function endJobOnError(
   const { final, code, reason } = attemptFailure(job, err);
   if (final && !isRefusal(code)) await reportAnyway(held, failure(code, reason));
   throw err;
-}
-
-/** The api's `Retry-After` for a busy installation, within bounds: a wrong header neither parks a job for hours nor spins it. */
-function busyDelayMs(err: AppError): number {
-  const said = err.details.retryAfterMs;
-  if (typeof said !== "number" || !Number.isFinite(said)) return BUSY_DELAY_MS.otherwise;
-  return Math.min(Math.max(said, BUSY_DELAY_MS.min), BUSY_DELAY_MS.max);
 }

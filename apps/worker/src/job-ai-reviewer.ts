@@ -1,11 +1,9 @@
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { createAiReviewer, type AiReviewOptions } from "@reviewbot/review/ai/ai-review";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
+import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { brokeredModel } from "./brokered-model.js";
 import type { ClaimedJob } from "./claimed-job.js";
-
-/** Time kept after the AI review's last turn for placing findings and reporting before the deadline. */
-const REPORT_MARGIN_MS = 60_000;
 
 /**
  * The model of one claimed job, when the api's claim offered one: every model call, fetch and
@@ -19,7 +17,7 @@ export function jobAiOptions(claimed: ClaimedJob, deps: { readonly scrubber: Sec
   const offer = claim.ai;
   if (offer === null) return undefined;
   const tokenEnd = claim.expiresAt === null ? Number.POSITIVE_INFINITY : Date.parse(claim.expiresAt);
-  const deadline = Math.min(Number.isNaN(tokenEnd) ? Date.now() : tokenEnd, Date.now() + deps.reviewDeadlineMs) - REPORT_MARGIN_MS;
+  const deadline = Math.min(Number.isNaN(tokenEnd) ? Date.now() : tokenEnd, Date.now() + deps.reviewDeadlineMs) - AI_REPORT_MARGIN_MS;
   const model = brokeredModel(claimed, offer);
   return {
     model,

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { z } from "zod";
 import { AppError, ErrorCode, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
@@ -14,11 +15,15 @@ import {
   ModelResponse,
   ReportResponse,
 } from "@reviewbot/contracts/worker-protocol";
+import { apiRetryAfterMs, type WaitBounds } from "./api-retry-after.js";
 import type { ClaimedJob } from "./claimed-job.js";
 import { isRefusal, type HeldJob } from "./held-job.js";
 
 /** The broker's answers about the model and fetches: final for the call, whatever their status. */
 const BROKER_ANSWERS: ReadonlySet<ErrorCode> = new Set(["LLM_UNAVAILABLE", "LLM_REFUSED", "LLM_RESPONSE_INVALID", "LLM_BUDGET_EXCEEDED", "FETCH_FAILED"]);
+
+/** A model call refused as busy waits the api's `Retry-After`, within these bounds. */
+const MODEL_BUSY_WAIT_MS: WaitBounds = { min: 500, max: 30_000, otherwise: 2000 };
 
 export interface JobClientOptions {
   /** The api's base URL (REVIEWBOT_API_URL). */
@@ -48,15 +53,26 @@ export interface JobClient {
  * times, then surface as retryable `API_UNAVAILABLE`, so the job is retried. `INSTALLATION_BUSY` is
  * not retried here: it carries the api's `Retry-After` (as `details.retryAfterMs`) for the job's caller.
  * Nor are the broker's `LLM_*` and `FETCH_FAILED` answers: the broker already retried, and each call costs.
+ * `LLM_BUSY` is waited out: the broker admits a few model calls of an installation at a time, and
+ * a refused call cost nothing; the call waits the api's `Retry-After` and asks again, without
+ * spending an attempt, for as long as its own deadline and the review's signal allow.
  */
 export function createJobClient(options: JobClientOptions): JobClient {
   const base = options.apiUrl.endsWith("/") ? options.apiUrl : `${options.apiUrl}/`;
   const call = async <T extends z.ZodType>(path: string, body: unknown, schema: T, timing: Timing = { timeoutMs: options.timeoutMs }): Promise<z.infer<T>> => {
     const attempts = options.attempts ?? 3;
+    const waitUntil = Date.now() + timing.timeoutMs;
     for (let attempt = 1; ; attempt++) {
       try {
         return await post(new URL(path.slice(1), base), body, schema, options.credential, timing);
       } catch (err) {
+        if (isAppError(err) && err.code === "LLM_BUSY") {
+          const waitMs = apiRetryAfterMs(err, MODEL_BUSY_WAIT_MS);
+          if (Date.now() + waitMs > waitUntil) throw err;
+          await delay(waitMs, undefined, timing.signal === undefined ? {} : { signal: timing.signal }).catch(() => timing.signal?.throwIfAborted());
+          attempt -= 1;
+          continue;
+        }
         // A busy installation stays busy for a while: the job waits in the queue, not in this call.
         const retry = !isAppError(err) || (err.retryable && err.code !== "INSTALLATION_BUSY" && !BROKER_ANSWERS.has(err.code));
         if (!retry || attempt >= attempts) throw err;

@@ -44,6 +44,13 @@ export const AiOffer = z.strictObject({
 });
 export type AiOffer = z.infer<typeof AiOffer>;
 
+/**
+ * How long before its repository token expires (`expiresAt`) a worker ends the AI review's loop,
+ * keeping that time for placing findings and reporting. The api's token lifetime must leave the
+ * loop time beyond it, so both read it from here.
+ */
+export const AI_REPORT_MARGIN_MS = 60_000;
+
 /** The most characters of an answer to a reply. */
 export const MAX_ANSWER_CHARS = 4000;
 

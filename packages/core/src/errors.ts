@@ -47,6 +47,7 @@ export const ERROR_CATALOGUE = {
   LLM_REFUSED: { status: 502, retryable: false, summary: "the model endpoint refused the request (4xx other than 429)" },
   LLM_RESPONSE_INVALID: { status: 502, retryable: true, summary: "the model endpoint answered with a body that does not match its protocol" },
   LLM_BUDGET_EXCEEDED: { status: 429, retryable: false, summary: "a token or spend cap of the job or the installation is used up" },
+  LLM_BUSY: { status: 429, retryable: true, summary: "the job already has a model call in flight, or its installation as many as the api allows: retry later" },
   FETCH_FAILED: { status: 502, retryable: true, summary: "an allowlisted page the model asked for could not be fetched" },
   NOT_FOUND: { status: 404, retryable: false, summary: "the API has no such route" },
   INTERNAL: { status: 500, retryable: true, summary: "an unexpected error (a bug): retried, then reported" },

@@ -8,6 +8,18 @@ import { WIRES } from "./protocol-wires.js";
 /** The largest answer body read (8 MiB): a hostile or broken endpoint cannot make the caller hold more. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
+const DEFAULT_ATTEMPTS = 4;
+const DEFAULT_MAX_RETRY_WAIT_MS = 60_000;
+
+/**
+ * The longest one call of a client with the default attempts and waits can take: every attempt
+ * running to `timeoutMs`, and the longest wait before each retry. The broker's in-flight marks
+ * last this long, so that an api that dies mid-call frees them soon after the call would have ended.
+ */
+export function longestCallMs(timeoutMs: number): number {
+  return DEFAULT_ATTEMPTS * timeoutMs + (DEFAULT_ATTEMPTS - 1) * DEFAULT_MAX_RETRY_WAIT_MS;
+}
+
 export interface ModelClientOptions {
   readonly protocol: LlmProtocol;
   /** `REVIEWBOT_LLM_BASE_URL`: the protocol's path is appended ({@link chatEndpoint}). */
@@ -65,9 +77,9 @@ export function createModelClient(options: ModelClientOptions): ModelClient {
   if (!/^[\x21-\x7e]*$/.test(apiKey)) throw new AppError("CONFIG_INVALID", "the model API key must be printable ASCII without spaces");
   const wire = WIRES[protocol];
   const endpoint = chatEndpoint(protocol, options.baseUrl);
-  const attempts = Math.max(1, options.attempts ?? 4);
+  const attempts = Math.max(1, options.attempts ?? DEFAULT_ATTEMPTS);
   const backoffMs = options.backoffMs ?? 1000;
-  const maxWaitMs = options.maxRetryWaitMs ?? 60_000;
+  const maxWaitMs = options.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
   const sleep = options.sleep ?? ((ms, signal) => delay(ms, undefined, { signal }));
   const settings: AttemptSettings = {
     wire,

@@ -3,7 +3,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import { priceOf } from "@reviewbot/llm/llm-prices";
 import type { LlmSettings } from "@reviewbot/llm/llm-settings";
-import { createModelClient } from "@reviewbot/llm/model-client";
+import { createModelClient, longestCallMs } from "@reviewbot/llm/model-client";
 import type { AiOffer } from "@reviewbot/contracts/worker-protocol";
 import type { UrlFetcher } from "./fetch-handler.js";
 import { ModelBudget } from "./model-budget.js";
@@ -17,12 +17,20 @@ export interface ModelBroker extends ModelBrokerSettings {
   readonly offer: Omit<AiOffer, "fetchUrl">;
 }
 
+export interface ModelBrokerDeps {
+  readonly redis: Redis;
+  readonly scrubber: SecretScrubber;
+  /** Model calls one installation may have in flight at once (REVIEWBOT_LLM_INSTALLATION_CONCURRENCY). */
+  readonly installationCalls: number;
+}
+
 /**
  * The model broker's parts from the operator's settings: the upstream client (the key lives in
  * it, registered with the scrubber first), the budget counters, the price table, the allowlisted
  * fetcher, and what claims offer workers. Null when no model is configured.
  */
-export function createModelBroker(llm: LlmSettings, redis: Redis, scrubber: SecretScrubber): ModelBroker | null {
+export function createModelBroker(llm: LlmSettings, deps: ModelBrokerDeps): ModelBroker | null {
+  const { redis, scrubber } = deps;
   if (!llm.enabled) return null;
   if (llm.apiKey !== "") scrubber.register(llm.apiKey);
   const client = createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });
@@ -31,6 +39,8 @@ export function createModelBroker(llm: LlmSettings, redis: Redis, scrubber: Secr
     installationDailyTokens: llm.installationDailyTokens,
     jobMicrodollars: llm.jobMicrodollars,
     installationDailyMicrodollars: llm.installationDailyMicrodollars,
+    installationCalls: deps.installationCalls,
+    callTtlMs: longestCallMs(llm.timeoutMs),
   });
   const hosts = llm.fetchHosts;
   return {

@@ -3,7 +3,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
-import type { ModelBudget } from "./model-budget.js";
+import { chargeOf, type ModelBudget } from "./model-budget.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
 export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -31,23 +31,31 @@ const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST
  * as a report, and the job must not have ended). The request was already held to the strict chat
  * contract (tool names of one shape, bounded schemas, no unknown field); here it is held to the
  * operator's settings: an allowlisted model, each tool offered once, and an output cap clamped to the operator's
- * and to what the job's and installation's budgets have left. The upstream call is aborted when
- * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
+ * and to what the job's and installation's budgets have left. Before it goes upstream the call
+ * reserves its worst case against the job's and the installation's budgets (one call per job in
+ * flight, a few per installation: `LLM_BUSY` otherwise); afterwards it is settled to its usage, or
+ * left at its worst case when the upstream failed or the worker went away (the upstream call is
+ * then aborted, but may already be billed).
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
     Object.assign(fields, { model: body.request.model });
     const settings = deps.model;
+    const { budget } = settings;
     checkRequest(body.request, settings.models);
-    const admitted = await settings.budget.admit(body.jobId, job.installationId);
-    const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, admitted.outputTokensLeft)) };
+    const left = await budget.outputTokensLeft(body.jobId, job.installationId);
+    const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, left)) };
+    const worst = worstCase(clamped);
+    const reservation = await budget.reserve(body.jobId, job.installationId, chargeOf(worst, settings.price(worst, clamped.model)));
     const started = performance.now();
-    const answer = await settings.upstream.complete(clamped, signal).catch(async (err: unknown) => {
-      if (signal.aborted) await chargeAbandoned(settings, body.jobId, job.installationId, clamped);
+    // Never past the reservation's in-flight mark: once it expires another call may be admitted.
+    const bounded = AbortSignal.any([signal, AbortSignal.timeout(budget.callTtlMs)]);
+    const answer = await settings.upstream.complete(clamped, bounded).catch(async (err: unknown) => {
+      await budget.settle(reservation, null);
       throw err;
     });
     const spent = settings.price(answer.usage, clamped.model);
-    const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
+    const used = await budget.settle(reservation, chargeOf(answer.usage, spent));
     deps.logger.info(
       {
         ...fields,
@@ -56,24 +64,24 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
         stop: answer.stop,
         toolCalls: answer.toolCalls.length,
         ms: Math.round(performance.now() - started),
-        jobTokens: budget.usedTokens,
+        jobTokens: used.usedTokens,
       },
       "model call",
     );
-    const reply: ModelResponse = { response: answer, budget };
+    const reply: ModelResponse = { response: answer, budget: used };
     response.status(200).json(reply);
   });
 }
 
 /**
- * Charges a call the worker walked away from at its worst case: the request was sent, providers
- * bill it whether or not anyone reads the answer, and its usage will never be known. Without
- * this, a worker could spend without limit by abandoning every call before it is answered. The
- * input is estimated at four characters a token; the output at the whole cap the call was given.
+ * A call's worst case: the input at four characters a token, the output at the whole cap the call
+ * was given. What a call is charged while in flight, and for good when its usage will never be
+ * known (the upstream failed, or the worker walked away: providers bill a request whether or not
+ * anyone reads the answer; without this, a worker could spend without limit by abandoning every
+ * call before it is answered).
  */
-async function chargeAbandoned(settings: ModelBrokerSettings, jobId: string, installationId: number, request: ChatRequest): Promise<void> {
-  const usage: TokenUsage = { inputTokens: Math.ceil(JSON.stringify(request).length / 4), outputTokens: request.maxTokens };
-  await settings.budget.record(jobId, installationId, usage, settings.price(usage, request.model));
+function worstCase(request: ChatRequest): TokenUsage {
+  return { inputTokens: Math.ceil(JSON.stringify(request).length / 4), outputTokens: request.maxTokens };
 }
 
 /**

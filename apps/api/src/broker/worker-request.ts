@@ -1,6 +1,6 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import { AppError } from "@reviewbot/core/errors";
+import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { bearerToken } from "../http-kit/bearer-token.js";
@@ -35,7 +35,7 @@ export async function readWorkerRequest<T extends z.ZodType>(
 /**
  * Answers a refused worker request with its code, logged once: a refusal is what an attacker
  * holding a worker host sees, so each one is a warning with who asked for what (a busy
- * installation, the cap working rather than a worker misbehaving, is only news).
+ * installation or model call, the cap working rather than a worker misbehaving, is only news).
  */
 export function refuseWorkerRequest(response: Response, err: unknown, fields: Record<string, unknown>, logger: Logger): void {
   rejectRequest(response, err, {
@@ -43,6 +43,6 @@ export function refuseWorkerRequest(response: Response, err: unknown, fields: Re
     fields,
     refused: "worker request refused",
     failed: "worker request failed",
-    deferred: "claim deferred: installation busy",
+    deferred: isAppError(err) && err.code === "LLM_BUSY" ? "model call deferred: busy" : "claim deferred: installation busy",
   });
 }
