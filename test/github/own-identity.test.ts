@@ -42,7 +42,7 @@ beforeAll(async () => {
       apiKey: "sk-never-called",
       models: ["stand-in-coder"],
       maxTokens: 1024,
-      budgets: { jobTokens: 10_000, installationDailyTokens: 100_000, jobMicrodollars: null, installationDailyMicrodollars: null },
+      budgets: { jobTokens: 10_000, installationDailyTokens: 100_000, jobMicrodollars: null, installationDailyMicrodollars: null, installationCalls: 4 },
     },
   });
 });
