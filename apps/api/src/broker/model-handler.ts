@@ -3,6 +3,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
+import { witnessModelCall } from "./job-witness.js";
 import type { ModelBudget } from "./model-budget.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
@@ -32,7 +33,8 @@ const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST
  * contract (tool names of one shape, bounded schemas, no unknown field); here it is held to the
  * operator's settings: an allowlisted model, each tool offered once, and an output cap clamped to the operator's
  * and to what the job's and installation's budgets have left. The upstream call is aborted when
- * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
+ * the worker goes away (and charged at its worst case). Usage is recorded against the job and its
+ * installation; the diff pieces shown and the findings submitted, against the job (job-witness).
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
@@ -48,6 +50,8 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     });
     const spent = settings.price(answer.usage, clamped.model);
     const budget = await settings.budget.record(body.jobId, job.installationId, answer.usage, spent);
+    // What the model was shown and what it submitted: the api's own account of the job's review.
+    await witnessModelCall(deps.redis, body.jobId, body.request, answer);
     deps.logger.info(
       {
         ...fields,
