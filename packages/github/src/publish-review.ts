@@ -29,8 +29,8 @@ const MAX_POSTED = 5000;
  * holds the PR's memory lock (`updateReviewMemory`) and writes what this returns. Findings already
  * commented on at an earlier push are left out; the new comments are numbered by their markers and
  * remembered with their fingerprints; a completed AI review becomes the one the next push's review
- * starts from, with only what the broker witnessed of it. Safe to repeat: the review is posted once per head, and numbering and remembering
- * again give the same memory.
+ * starts from, with only what the broker witnessed of it. Safe to repeat: the review is posted once
+ * per head, and numbering and remembering again give the same memory.
  */
 export async function publishReview(
   target: ReviewTarget,
