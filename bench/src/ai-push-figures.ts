@@ -10,7 +10,7 @@ const CHANGED = { path: "web/greet.ts", from: '  return "Hello, " + name;', to: 
 /**
  * The figure for reviews that follow the PR: the tokens a push of one changed line costs against
  * the first review of the same PR (target ≤ 20%). The first review browses as the sample script
- * does; the second starts from it (the api's record of it: its head and findings) and is measured
+ * does; the second starts from it (the api's record of it: its head, findings and witness) and is measured
  * three ways: a model that submits at once, one that reads the changed file first, and one that
  * browses as much as the first. Adds a commit to `pr`'s fork branch (`root` is where the benchmark
  * made it).
@@ -18,7 +18,7 @@ const CHANGED = { path: "web/greet.ts", from: '  return "Hello, " + name;', to: 
 export async function pushFigures(root: string, pr: BenchPr, options: Omit<AiRunOptions, "script">): Promise<void> {
   const first = await runAiReview(pr, { ...options, script: browseThenSubmit(SAMPLE_BROWSING, SAMPLE_REVIEW) });
   pushLineChange(root, pr.remote, CHANGED);
-  const previous = { headSha: first.headSha, findings: first.report.findings };
+  const previous = { headSha: first.headSha, findings: first.report.findings, witness: [first.witness] };
   const second = (calls: readonly ScriptedToolCall[]) =>
     runAiReview(pr, { ...options, previous, script: browseThenSubmit(calls, { summary: "The change is fine.", findings: [] }) });
   const rows = [

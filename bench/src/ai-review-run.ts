@@ -5,6 +5,7 @@ import type { ModelProtocol, ModelStandIn, ModelStandInRequest, Script } from "@
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import { parseOperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { AiReport } from "@reviewbot/contracts/ai-report";
+import { diffPieceDigests, type WitnessLink } from "@reviewbot/contracts/model-witness";
 import { createAiReviewer, type PreviousReview } from "@reviewbot/review/ai/ai-review";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import { NoneEngine } from "@reviewbot/sandbox/none-engine";
@@ -35,6 +36,8 @@ export interface AiRun {
   /** The stand-in's own time answering this run's model calls (same process, no added latency). */
   readonly standInMs: number;
   readonly requests: readonly ModelStandInRequest[];
+  /** What the api's model broker would have witnessed of this review (of the whole PR, or from `previous`). */
+  readonly witness: WitnessLink;
 }
 
 const logger = createLogger({ level: "silent", scrubber: new SecretScrubber() });
@@ -50,8 +53,16 @@ export async function runAiReview(pr: BenchPr, options: AiRunOptions): Promise<A
   standIn.script(options.script);
   const first = standIn.requests.length;
   const client = createModelClient({ protocol, baseUrl: standIn.url(protocol), apiKey: "", timeoutMs: 30_000, attempts: 1 });
+  const shown = new Set<string>();
   const reviewer = createAiReviewer({
-    model: { model: "stand-in", complete: (request, signal) => client.complete(request, signal) },
+    model: {
+      model: "stand-in",
+      complete: (request, signal) => {
+        // The broker's account of the diff shown, as apps/api/src/broker/job-witness.ts keeps it.
+        for (const message of request.messages) if (message.role === "user") for (const piece of diffPieceDigests(message.content)) shown.add(piece);
+        return client.complete(request, signal);
+      },
+    },
     tokensLeft: () => 100_000_000,
     contextTokens: options.contextTokens,
     maxOutputTokens: 4096,
@@ -83,5 +94,6 @@ export async function runAiReview(pr: BenchPr, options: AiRunOptions): Promise<A
   if (report.helpers.length > 0 || report.context !== null) throw new Error("the benchmark's review ran a helper or a context script");
   if (report.ai.status !== "done") throw new Error(`the AI review ended ${report.ai.status}: ${report.ai.note ?? ""}`);
   const requests = standIn.requests.slice(first);
-  return { report: report.ai, headSha: report.head.sha, aiMs, standInMs: requests.reduce((sum, request) => sum + request.handledMs, 0), requests };
+  const witness = { headSha: report.head.sha, since: report.ai.since, baseSha: report.base.sha, diffs: [...shown].sort() };
+  return { report: report.ai, headSha: report.head.sha, aiMs, standInMs: requests.reduce((sum, request) => sum + request.handledMs, 0), requests, witness };
 }

@@ -766,6 +766,30 @@ describe("the AI cache", () => {
     expect((await cache(retried, "get", key)).body).toEqual({ result: { findings: ["first"] } });
   });
 
+  it("a lying worker's entry is not read by a later job of the same PR and head (a maintainer's `/review`, a re-run): it asks the model", async () => {
+    const key = digest(`chunk-${randomUUID()}`);
+    // The liar's job stores a review the model never wrote, under the key an honest worker computes for the chunk.
+    const liar = await startJob(openai);
+    await cache(liar, "put", key, { review: { summary: "All good.", findings: [] } });
+    // Another delivery for the same PR and head: a new job, as a `/review` or a re-run makes.
+    const again = pullRequestPayload({
+      action: "reopened",
+      installationId: 77,
+      repositoryId: REPOSITORY_ID,
+      repository: "octo/widgets",
+      number: pullNumber,
+      head: headSha(pullNumber),
+    });
+    const sent = await sendWebhook(`${openai.api.url}/api/github/webhooks`, { event: "pull_request", deliveryId: deliveryId(), body: again, secret: SECRET });
+    const honest = await take(openai, (JSON.parse(sent.body) as { jobId: string }).jobId, true);
+    const target = (started: Started) => started.job.data as { pullNumber: number; headSha: string };
+    expect(target(honest)).toMatchObject({ pullNumber: target(liar).pullNumber, headSha: target(liar).headSha });
+    expect((await cache(honest, "get", key)).body).toEqual({ result: null });
+    // Control: the liar's own job still reads it, on this attempt and the next.
+    expect((await cache(liar, "get", key)).body).toEqual({ result: { review: { summary: "All good.", findings: [] } } });
+    expect((await cache(await retry(openai, liar), "get", key)).body).toEqual({ result: { review: { summary: "All good.", findings: [] } } });
+  });
+
   it("refuses a result past the cap (400, nothing stored); one at the cap is kept", async () => {
     const job = await startJob(openai);
     const [over, at] = [digest(`over-${randomUUID()}`), digest(`at-${randomUUID()}`)];
@@ -777,13 +801,13 @@ describe("the AI cache", () => {
     expect(((await cache(job, "get", at)).body.result as string).length).toBe(MAX_AI_CACHE_BYTES - 2);
   });
 
-  it("keeps at most 200 entries per PR head: a worker cannot fill the api's Redis through it", async () => {
+  it("keeps at most 200 entries per job: a worker cannot fill the api's Redis through it", async () => {
     const job = await startJob(openai);
     for (let index = 0; index < 200; index++) expect((await cache(job, "put", digest(`entry-${index}`), index)).status).toBe(200);
     const res = await cache(job, "put", digest("entry-200"), 200);
     expect(refusal(res)).toMatchObject({ status: 403, code: "POLICY_DENIED", message: expect.stringContaining("at most 200") as unknown });
     expect((await cache(job, "get", digest("entry-200"))).body).toEqual({ result: null });
-    // Control: another PR's job is not affected by this one's entries.
+    // Control: another job is not affected by this one's entries.
     const other = await startJob(openai);
     expect((await cache(other, "put", digest("entry-200"), 200)).status).toBe(200);
   });

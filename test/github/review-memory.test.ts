@@ -29,7 +29,7 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const EMPTY: ReviewMemory = { reviewedHead: null, ai: [], posted: {}, comments: [] };
+const EMPTY: ReviewMemory = { reviewedHead: null, witness: [], ai: [], posted: {}, comments: [] };
 
 /** A PR of its own for each test: a random repository id. */
 const pr = (): { repositoryId: number; pullNumber: number } => ({ repositoryId: randomInt(1, 2 ** 31), pullNumber: randomInt(1, 10_000) });
@@ -49,6 +49,7 @@ const aiFinding: PlacedAiFinding = {
 
 const memory: ReviewMemory = {
   reviewedHead: "a".repeat(40),
+  witness: [{ headSha: "a".repeat(40), since: null, baseSha: "b".repeat(40), diffs: ["c".repeat(64)] }],
   ai: [{ finding: aiFinding, fingerprint: "1".repeat(32) }],
   posted: { ["1".repeat(32)]: 101, ["2".repeat(32)]: 102 },
   comments: [101, 102, 103],
@@ -80,6 +81,7 @@ describe("review memory", () => {
     ["an unknown key", JSON.stringify({ ...memory, admin: true })],
     ["a missing key", JSON.stringify({ reviewedHead: null, ai: [], posted: {} })],
     ["a head that is not a SHA", JSON.stringify({ ...memory, reviewedHead: "main" })],
+    ["a witnessed diff piece that is not a digest", JSON.stringify({ ...memory, witness: [{ ...memory.witness[0], diffs: ["x"] }] })],
     ["a posted fingerprint of the wrong length", JSON.stringify({ ...memory, posted: { ["1".repeat(31)]: 1 } })],
     ["a comment id that is not a positive integer", JSON.stringify({ ...memory, comments: [1, -2] })],
     ["a comment id given as a string", JSON.stringify({ ...memory, posted: { ["1".repeat(32)]: "101" } })],
@@ -95,6 +97,13 @@ describe("review memory", () => {
     // And it is rebuilt by the next write.
     await writeReviewMemory(api, repositoryId, pullNumber, memory);
     expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual(memory);
+  });
+
+  it("reads a memory written before there was a witness with none: the next review is whole, the posted comments are kept", async () => {
+    const { repositoryId, pullNumber } = pr();
+    const older = { reviewedHead: memory.reviewedHead, ai: memory.ai, posted: memory.posted, comments: memory.comments };
+    await admin.set(reviewMemoryKey(repositoryId, pullNumber), JSON.stringify(older));
+    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual({ ...memory, witness: [] });
   });
 
   it("keeps the newest MAX_REMEMBERED_COMMENTS comment ids, forgetting the oldest", async () => {

@@ -18,7 +18,7 @@ export interface ClaimedJob extends HeldJob {
   model(request: ChatRequest, signal?: AbortSignal): Promise<ModelResponse>;
   /** The model's `fetch_url`, performed by the api under the operator's allowlist. */
   fetch(url: string, signal?: AbortSignal): Promise<FetchResponse>;
-  /** Chunk results of this job's PR and head, kept by the api between attempts (the AI review's `ChunkCache`). */
+  /** Chunk results of this job, kept by the api between its attempts (the AI review's `ChunkCache`). */
   readonly aiCache: {
     get(key: string): Promise<unknown>;
     put(key: string, result: unknown): Promise<void>;

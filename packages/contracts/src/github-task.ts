@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
+import { CommitSha } from "./commit-sha.js";
+import { MAX_WITNESSED_DIFFS, WitnessDigest } from "./model-witness.js";
 import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 import { MAX_ANSWER_CHARS } from "./worker-protocol.js";
@@ -20,8 +22,25 @@ const reviewRef = { reviewJobId: z.string().min(1).max(300), review: ReviewJob }
 /** A worker started the review: the check run goes `in_progress`. */
 const StartedTask = z.strictObject({ kind: z.literal("started"), ...reviewRef });
 
-/** A worker finished the review: the check run completes with the report. */
-const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRef, report: PublishedReport });
+/**
+ * What the api's model broker vouches for of a `done` AI review (apps/api/src/broker/job-witness.ts):
+ * the head it started from (null: the whole PR), the digests of the diff pieces the model was
+ * shown, and the digests of the report's findings the model submitted or the job was handed. Only
+ * this goes into the PR's review memory, never the report's word alone.
+ */
+export const ReviewWitness = z.strictObject({
+  since: CommitSha.nullable(),
+  diffs: z.array(WitnessDigest).max(MAX_WITNESSED_DIFFS),
+  findings: z.array(WitnessDigest).max(500),
+});
+export type ReviewWitness = z.infer<typeof ReviewWitness>;
+
+/**
+ * A worker finished the review: the check run completes with the report. `witness` is set for a
+ * `done` AI review; without it (another status, or a task queued before there was one) the PR's
+ * memory keeps nothing of the AI review a later job could start from.
+ */
+const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRef, report: PublishedReport, witness: ReviewWitness.nullable().optional() });
 
 /** A worker answered a reply: the answer goes into the reply's thread, once. */
 const AnswerTask = z.strictObject({ kind: z.literal("answer"), ...reviewRef, answer: z.string().min(1).max(MAX_ANSWER_CHARS) });

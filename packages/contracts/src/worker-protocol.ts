@@ -3,6 +3,7 @@ import { ErrorCode } from "@reviewbot/core/errors";
 import { PlacedAiFinding } from "./ai-report.js";
 import { ChatRequest, ChatResponse } from "./chat.js";
 import { CommitSha } from "./commit-sha.js";
+import { WitnessChain } from "./model-witness.js";
 import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 
@@ -20,7 +21,7 @@ export const JOB_REPORT_PATH = "/internal/jobs/report";
 export const JOB_MODEL_PATH = "/internal/jobs/model";
 /** The model's `fetch_url`, performed by the api for the operator's allowlisted hosts only. */
 export const JOB_FETCH_PATH = "/internal/jobs/fetch";
-/** The AI review's per-chunk result cache, kept by the api under the job's own PR and head. */
+/** The AI review's per-chunk result cache, kept by the api under the job's own id. */
 export const JOB_AI_CACHE_PATH = "/internal/jobs/ai-cache";
 
 const jobRef = {
@@ -76,9 +77,11 @@ export const ClaimResponse = z.strictObject({
   /**
    * The last AI review the api published for this PR, when this job is a push's review and the AI
    * review is on: its head (the incremental review starts there when it is an ancestor of this
-   * one) and its findings, which the worker carries to this head when their lines are unchanged.
+   * one and the broker's `witness` shows the model saw every patch of the reviews it rests on)
+   * and its findings, which the broker saw the model submit and the worker carries to this head
+   * when their lines are unchanged.
    */
-  previous: z.strictObject({ headSha: CommitSha, findings: z.array(PlacedAiFinding).max(500) }).nullable(),
+  previous: z.strictObject({ headSha: CommitSha, findings: z.array(PlacedAiFinding).max(500), witness: WitnessChain }).nullable(),
   /** For a job that answers a reply: the thread as GitHub has it, up to the reply (untrusted text), and where it sits. */
   thread: ReplyThread.nullable(),
 });
@@ -131,7 +134,7 @@ export const MAX_AI_CACHE_BYTES = 262_144;
 /**
  * `get` answers the result stored under `key`, or null; `put` stores one (first writer wins). The
  * api namespaces `key` (the worker's digest of config, model, prompt version and chunk) under the
- * sealed job's repository, PR and head, so a worker can reach only its own job's entries.
+ * job's id, so a worker reaches only its own job's entries, and no other job reads them.
  */
 export const AiCacheRequest = z.discriminatedUnion("op", [
   z.strictObject({ ...jobRef, op: z.literal("get"), key: z.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 hex digest") }),

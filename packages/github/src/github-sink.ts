@@ -76,6 +76,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
             ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
           },
           memory,
+          { headSha: task.review.headSha, baseSha: task.review.baseSha, witness: task.witness ?? null },
         );
         // Threads of ours this push left outdated, and nobody answered, are resolved (only ours: by the ids we posted).
         const ours = new Set(next.comments);

@@ -1,5 +1,6 @@
 import { CommitSha } from "@reviewbot/contracts/commit-sha";
 import { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import { WitnessChain } from "@reviewbot/contracts/model-witness";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -16,9 +17,12 @@ export const MAX_REMEMBERED_COMMENTS = 5000;
  * worker's ACL has no `reviewbot:memory:*`), so nothing of it is inferred from comments a PR's
  * author could write:
  * - `reviewedHead`: the head of the last AI review that completed (`done`); the next push's
- *   review starts there when that commit is an ancestor of its head;
- * - `ai`: that review's findings (the worker carries them to the next head), each with the
- *   comment GitHub gave it, when it was posted;
+ *   review starts there when that commit is an ancestor of its head and `witness` bears it out;
+ * - `witness`: what the model broker saw of that review and of the reviews it started from, back
+ *   to a review of the whole PR (empty: the next review is whole);
+ * - `ai`: that review's findings the broker saw the model submit, or that were handed to it
+ *   (the worker carries them to the next head), each with the comment GitHub gave it, when it
+ *   was posted;
  * - `posted`: the fingerprint of every finding posted as a comment and still standing, with the
  *   comment's id: a finding with one of these is not posted again;
  * - `comments`: the id of every comment posted on the PR, newest last: only their threads are
@@ -26,13 +30,15 @@ export const MAX_REMEMBERED_COMMENTS = 5000;
  */
 export const ReviewMemory = z.strictObject({
   reviewedHead: CommitSha.nullable(),
+  // A memory written before there was a witness reads as one with none.
+  witness: WitnessChain.default([]),
   ai: z.array(z.strictObject({ finding: PlacedAiFinding, fingerprint })).max(500),
   posted: z.record(fingerprint, commentId),
   comments: z.array(commentId).max(MAX_REMEMBERED_COMMENTS),
 });
 export type ReviewMemory = z.infer<typeof ReviewMemory>;
 
-const EMPTY: ReviewMemory = { reviewedHead: null, ai: [], posted: {}, comments: [] };
+const EMPTY: ReviewMemory = { reviewedHead: null, witness: [], ai: [], posted: {}, comments: [] };
 const TTL_SECONDS = 90 * 24 * 3600;
 
 export function reviewMemoryKey(repositoryId: number, pullNumber: number): string {

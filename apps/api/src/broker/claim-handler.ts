@@ -9,6 +9,7 @@ import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ClaimRequest, type AiOffer, type ClaimResponse, type ReplyThread } from "@reviewbot/contracts/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
 import { returnTokenRight, takeTokenRight } from "./job-authority.js";
+import { witnessOffer } from "./job-witness.js";
 import type { TokenVault } from "./token-vault.js";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 
@@ -54,6 +55,7 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
     // An answer is about its thread: the PR's description is read for a review only.
     const pullRequest = ai === null || deps.describe === null || job.reply !== null ? null : await deps.describe(job);
     const previous = ai === null ? null : await previousReview(deps, job);
+    await witnessOffer(deps.redis, body.jobId, previous);
     const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
     const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
     if (deps.tokens !== null) {
@@ -98,12 +100,14 @@ async function mintToken(
 
 /**
  * The api's own record of its last completed AI review of the job's PR (never the worker's word
- * or a comment's), for a push's review: a command or a re-run asks for a full review.
+ * or a comment's), for a push's review: a command or a re-run asks for a full review. It comes
+ * with the broker's witness of the reviews it rests on: the worker starts from it only when that
+ * shows the model saw every patch they covered.
  */
 async function previousReview(deps: ClaimDeps, job: ReviewJob): Promise<ClaimResponse["previous"]> {
   if (job.trigger !== "pull_request") return null;
   const memory = await readReviewMemory(deps.redis, job.repositoryId, job.pullNumber);
-  return memory.reviewedHead === null ? null : { headSha: memory.reviewedHead, findings: memory.ai.map((entry) => entry.finding) };
+  return memory.reviewedHead === null ? null : { headSha: memory.reviewedHead, findings: memory.ai.map((entry) => entry.finding), witness: memory.witness };
 }
 
 /** fetch_url is offered only with allowlisted hosts and never for a private repository (the broker refuses it too). */

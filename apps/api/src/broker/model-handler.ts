@@ -3,6 +3,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
+import { witnessModelCall } from "./job-witness.js";
 import { chargeOf, type ModelBudget } from "./model-budget.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
@@ -35,7 +36,8 @@ const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST
  * reserves its worst case against the job's and the installation's budgets (one call per job in
  * flight, a few per installation: `LLM_BUSY` otherwise); afterwards it is settled to its usage, or
  * left at its worst case when the upstream failed or the worker went away (the upstream call is
- * then aborted, but may already be billed).
+ * then aborted, but may already be billed). The diff pieces shown and the findings
+ * submitted are recorded against the job (job-witness).
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
@@ -56,6 +58,8 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     });
     const spent = settings.price(answer.usage, clamped.model);
     const used = await budget.settle(reservation, chargeOf(answer.usage, spent));
+    // What the model was shown and what it submitted: the api's own account of the job's review.
+    await witnessModelCall(deps.redis, body.jobId, body.request, answer);
     deps.logger.info(
       {
         ...fields,

@@ -7,6 +7,7 @@ import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ReportRequest, type JobOutcome, type ReportResponse } from "@reviewbot/contracts/worker-protocol";
 import type { InstallationSlots } from "./installation-slots.js";
+import { witnessOfReview } from "./job-witness.js";
 import { recordOutcome } from "./record-outcome.js";
 import type { TokenVault } from "./token-vault.js";
 import { workerRoute, type WorkerRouteDeps, type WorkerRouteSpec } from "./worker-route.js";
@@ -22,7 +23,8 @@ export interface ReportDeps extends WorkerRouteDeps {
 /**
  * `POST /internal/jobs/report`: the worker holding a job says how it ended. The outcome is recorded
  * once; a completed or failed review goes to the publisher with the repository, installation, PR
- * and SHAs of the api's own sealed job (never the worker's word); the job's installation slot is
+ * and SHAs of the api's own sealed job (never the worker's word), a completed one with what the
+ * model broker witnessed of its AI review (all the PR's memory keeps of it); the job's installation slot is
  * freed, its tokens are revoked and its fair-share entry released.
  */
 export function reportHandler(deps: ReportDeps): RequestHandler {
@@ -62,9 +64,11 @@ function refuseMismatch(job: ReviewJob, outcome: JobOutcome): void {
 
 async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob, outcome: JobOutcome): Promise<void> {
   switch (outcome.kind) {
-    case "completed":
-      await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report: outcome.report });
+    case "completed": {
+      const witness = await witnessOfReview(deps.redis, reviewJobId, outcome.report.ai);
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report: outcome.report, witness });
       return;
+    }
     case "failed":
       await enqueueGitHubTask(deps.github, deps.seal, { kind: "failed", reviewJobId, review, code: outcome.code, reason: outcome.reason });
       return;

@@ -1,4 +1,5 @@
 import { aiReportOff, type AiReport, type AiStatus, type PlacedAiFinding } from "@reviewbot/contracts/ai-report";
+import type { WitnessChain } from "@reviewbot/contracts/model-witness";
 import { createHash } from "node:crypto";
 import { isAppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
@@ -19,6 +20,7 @@ import { readRules } from "./review-rules.js";
 import { repoSourceOf } from "./repo/repo-source.js";
 import { reviewScope, type ReviewScope } from "./plan/review-scope.js";
 import { carryFindings } from "./placement/carry-findings.js";
+import { witnessedPrevious } from "./plan/witnessed-previous.js";
 import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./tools/repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
@@ -52,10 +54,11 @@ export interface AiReviewOptions {
   readonly logger: Logger;
 }
 
-/** The last AI review of a PR: its head and its findings there. */
+/** The last AI review of a PR: its head, its findings there, and what the api's model broker saw of the reviews it rests on. */
 export interface PreviousReview {
   readonly headSha: string;
   readonly findings: readonly PlacedAiFinding[];
+  readonly witness: WitnessChain;
 }
 
 const DEFAULT_TURNS = 12;
@@ -66,7 +69,7 @@ const TOOL_ANSWER_CHARS = 24_000;
 /**
  * The AI review: the PR's patch planned into hunk-aligned chunks within the model's
  * context (lockfiles, generated and binary files left out, and said so), one tool loop per chunk
- * with the same system prompt and tools (cached per chunk under the PR's head, config, model and
+ * with the same system prompt and tools (cached per chunk under the job, config, model and
  * prompt version), a synthesis when there are several, then every finding placed on the diff or
  * listed as not placed. The model's key is not here: `model` is the api's broker (or the CLI's
  * own). A provider that refuses the request ends the AI review as `failed`; one that is down
@@ -87,7 +90,10 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       ...helperTools(input.helpers, input.runHelper, REPO_TOOL_NAMES),
     ];
     const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
-    const scope = await reviewScope(source, checkout.diff, options.previous?.headSha ?? null);
+    // The last review's head is a worker's word: started from only when the broker's witness bears it out.
+    const since =
+      options.previous === undefined ? null : await witnessedPrevious(source, options.previous, (path, patch) => wrap("diff", path, patch, patch.length));
+    const scope = await reviewScope(source, checkout.diff, since);
     // Half of what is left for the diff; the other half for tool answers during the loop.
     const plan = planChunks(scope.patches, { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
     const signal = input.signal ?? new AbortController().signal;
