@@ -19,7 +19,16 @@ const REVIEW_SCRIPT: readonly ModelReply[] = [
   reply.toolCall("submit_review", {
     summary: "The sum starts at one.",
     findings: [
-      { path: "src/calc.ts", side: "RIGHT", line: 2, severity: "warning", category: "bug", title: "The sum starts at 1", body: "Start at 0.", anchorText: "let sum = 1;" },
+      {
+        path: "src/calc.ts",
+        side: "RIGHT",
+        line: 2,
+        severity: "warning",
+        category: "bug",
+        title: "The sum starts at 1",
+        body: "Start at 0.",
+        anchorText: "let sum = 1;",
+      },
     ],
   }),
 ];
@@ -53,17 +62,14 @@ afterAll(async () => {
 
 /** `reviewbot review --format json` of a PR, unsandboxed (the helper is printf), with the stand-in as the model. */
 function review(repo: string, failLevel: string): Promise<CliResult> {
-  return runCli(
-    ["review", "--repo", repo, "--base", "main", "--head", "fork", "--engine", "none", "--format", "json", "--fail-level", failLevel],
-    {
-      REVIEWBOT_CACHE_DIR: join(root, "cache"),
-      REVIEWBOT_SANDBOX: "off",
-      REVIEWBOT_LLM_PROTOCOL: "openai",
-      REVIEWBOT_LLM_BASE_URL: model.url("openai"),
-      REVIEWBOT_LLM_MODEL: MODEL,
-      REVIEWBOT_LLM_API_KEY_FILE: keyFile,
-    },
-  );
+  return runCli(["review", "--repo", repo, "--base", "main", "--head", "fork", "--engine", "none", "--format", "json", "--fail-level", failLevel], {
+    REVIEWBOT_CACHE_DIR: join(root, "cache"),
+    REVIEWBOT_SANDBOX: "off",
+    REVIEWBOT_LLM_PROTOCOL: "openai",
+    REVIEWBOT_LLM_BASE_URL: model.url("openai"),
+    REVIEWBOT_LLM_MODEL: MODEL,
+    REVIEWBOT_LLM_API_KEY_FILE: keyFile,
+  });
 }
 
 const parsed = (result: CliResult): Report => JSON.parse(result.stdout) as Report;

@@ -3,7 +3,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
-import { reviewMarker, type RenderedReview } from "./render-review-comments.js";
+import { reviewMarker, type RenderedReview, type ReviewPart } from "./render-review-comments.js";
 import { postOnce } from "./post-once.js";
 
 export interface ReviewTarget {
@@ -23,7 +23,7 @@ interface ListedReview {
 }
 
 /**
- * Posts reviewbot's PR review of one head at most once: skipped when Redis remembers it, or when
+ * Posts reviewbot's PR review of one head (or its later AI review, `part`) at most once: skipped when Redis remembers it, or when
  * the PR already has a review by a bot carrying the head's hidden marker (a PR author cannot post
  * as a bot, so they cannot suppress it by quoting the marker). Posting happens under a Redis lock.
  * GitHub's 422 (a comment GitHub will not place) is logged and not retried: it would fail again.
@@ -34,11 +34,13 @@ export async function postReviewOnce(
   target: ReviewTarget,
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   review: RenderedReview,
+  part: ReviewPart = "review",
 ): Promise<number | null> {
   const { redis, repositoryId, headSha } = target;
-  const keys = { postedKey: `${KEY_PREFIX}:review:${repositoryId}:${headSha}`, lockKey: `${KEY_PREFIX}:lock:review:${repositoryId}:${headSha}` };
+  const which = part === "review" ? headSha : `${headSha}:${part}`;
+  const keys = { postedKey: `${KEY_PREFIX}:review:${repositoryId}:${which}`, lockKey: `${KEY_PREFIX}:lock:review:${repositoryId}:${which}` };
   return postOnce(redis, keys, async () => {
-    const marker = reviewMarker(headSha);
+    const marker = reviewMarker(headSha, part);
     for (let page = 1; page <= 10; page++) {
       const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
         owner: target.owner,

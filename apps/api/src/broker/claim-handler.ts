@@ -60,7 +60,9 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
       await deps.tokens.vault.keep(body.jobId, minted.token, deadline);
       Object.assign(answer, { token: minted.token, expiresAt: new Date(deadline).toISOString() });
     }
-    if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
+    // A retry of the AI review alone belongs to its review's check run, which is already published.
+    if (job.reply === null && job.mode !== "ai-only")
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
     deps.logger.info(
       { ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt },
       "job claimed",

@@ -1,9 +1,10 @@
 import type { RequestHandler } from "express";
-import { AppError } from "@reviewbot/core/errors";
+import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 import type { ModelBudget } from "./model-budget.js";
+import { recordModelDown } from "./model-outage.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
 export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -32,7 +33,9 @@ const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST
  * contract (tool names of one shape, bounded schemas, no unknown field); here it is held to the
  * operator's settings: an allowlisted model, each tool offered once, and an output cap clamped to the operator's
  * and to what the job's and installation's budgets have left. The upstream call is aborted when
- * the worker goes away (and charged at its worst case). Usage is recorded against the job and its installation.
+ * the worker goes away (and charged at its worst case). Usage is recorded against the job and its
+ * installation; an upstream unavailable past the model client's retries is recorded for the job
+ * (`recordModelDown`), so that the api retries the AI review alone.
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
@@ -44,6 +47,8 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     const started = performance.now();
     const answer = await settings.upstream.complete(clamped, signal).catch(async (err: unknown) => {
       if (signal.aborted) await chargeAbandoned(settings, body.jobId, job.installationId, clamped);
+      // The broker's own word that the endpoint is down: what makes a failed AI review one the api retries.
+      else if (isAppError(err) && err.code === "LLM_UNAVAILABLE") await recordModelDown(deps.redis, body.jobId);
       throw err;
     });
     const spent = settings.price(answer.usage, clamped.model);
