@@ -59,7 +59,17 @@ beforeAll(async () => {
     },
   });
   outage = hostPull(fleet, { repository: REPOSITORY, repositoryId: REPOSITORY_ID, number: 31, helpers, fork });
-  budget = hostPull(fleet, { repository: BUDGET_REPOSITORY, repositoryId: BUDGET_REPOSITORY_ID, number: 32, helpers, fork });
+  // Another head than the first PR's (the same files would make the same commit).
+  budget = hostPull(fleet, {
+    repository: BUDGET_REPOSITORY,
+    repositoryId: BUDGET_REPOSITORY_ID,
+    number: 32,
+    helpers,
+    fork: (tree) => {
+      fork(tree);
+      tree.write("README.md", "budget\n");
+    },
+  });
 }, 240_000);
 
 afterAll(async () => {
@@ -82,7 +92,8 @@ describe("a model outage loses nothing: the helpers' results are published, the 
     expect(run.external_id).toBe(review);
     expect(run.annotations.map((annotation) => [annotation.path, annotation.start_line])).toEqual([["src/calc.ts", 3]]);
     expect(run.output.summary).toContain("**Status:** failed");
-    expect(run.output.summary).toMatch(/the model endpoint is unavailable: .*HTTP 500/);
+    // Markdown-escaped in the summary: "unavailable\\: … HTTP 500\\: upstream exploded near \\[redacted\\]".
+    expect(run.output.summary).toMatch(/the model endpoint is unavailable\\: .*HTTP 500/);
     expect(run.output.summary).toContain("the AI review is retried on its own");
     expect(JSON.stringify(run)).not.toContain(MODEL_KEY);
     // The helpers ran once, in sandboxes, for the review (the control of the count below).
@@ -94,14 +105,14 @@ describe("a model outage loses nothing: the helpers' results are published, the 
       () => logLines().some((line) => line.msg === "model endpoint still unavailable: AI review retried alone later" && line.jobId === retried),
       "a failed first retry",
     );
-    expect(checkRunOf(fleet, outage.headSha)?.output.summary).not.toContain("The sum starts at one.");
+    expect(checkRunOf(fleet, outage.headSha)?.output.summary).not.toContain("The sum starts at one");
 
     // The endpoint comes back: a later retry completes the review on the same check run.
     up = true;
-    const done = await waitForCheckRun(fleet, outage.headSha, (current) => (current.output.summary ?? "").includes("The sum starts at one."));
+    const done = await waitForCheckRun(fleet, outage.headSha, (current) => (current.output.summary ?? "").includes("**Status:** done"));
     expect(checkRunsOf(fleet, outage.headSha).map((current) => current.id)).toEqual([run.id]);
     expect(done.status).toBe("completed");
-    expect(done.output.summary).toContain("**Status:** done");
+    expect(done.output.summary).toContain("The sum starts at one");
     // The helper's annotation once, the model's added to it.
     expect(done.annotations.map((annotation) => [annotation.path, annotation.start_line]).sort()).toEqual([
       ["src/calc.ts", 2],
