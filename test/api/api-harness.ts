@@ -145,6 +145,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             tokens: options.tokens === undefined || vault === null ? null : { mint: options.tokens.mint, vault, ttlMs: options.tokens.ttlMs ?? 900_000 },
             slots,
             maxReportBytes: 16 * 1024 * 1024,
+            aiRetry: { attempts: 2, delayMs: 1000 },
             model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber),
             describe: null,
             thread: null,

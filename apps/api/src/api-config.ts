@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LogLevel } from "@reviewbot/contracts/log-level";
+import { MAX_AI_ATTEMPTS } from "@reviewbot/contracts/review-job";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
@@ -69,6 +70,10 @@ const ApiVariables = z
     REVIEWBOT_INSTALLATION_CONCURRENCY: positiveInt.max(10_000).default(4),
     // A claimed job's slot frees itself this long after the claim if nothing freed it first: not below the workers' review deadline.
     REVIEWBOT_INSTALLATION_SLOT_TTL_MS: positiveInt.min(60_000).max(86_400_000).default(1_800_000),
+    // An AI review that met an unavailable model endpoint is retried alone this many times, the
+    // first after the delay, each later one after twice the wait before it; 0: never.
+    REVIEWBOT_AI_RETRY_ATTEMPTS: z.coerce.number().int().min(0).max(MAX_AI_ATTEMPTS).default(5),
+    REVIEWBOT_AI_RETRY_DELAY_MS: positiveInt.min(1000).max(86_400_000).default(300_000),
     REVIEWBOT_DASHBOARD_USER: z.string().min(1).default("admin"),
     REVIEWBOT_DASHBOARD_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
     REVIEWBOT_SINK: z.enum(["github", "local"]).default("github"),

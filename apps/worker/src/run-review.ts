@@ -40,7 +40,8 @@ export async function runReview(
   // The PR's title and description (untrusted) go to the context script and the model as data.
   const pullRequest = { number: review.pullNumber, ...(claim.pullRequest ?? {}) };
   const pipeline = reviewPullRequest(
-    { ...source.request, label: claimed.id, filterMode: deps.filterMode, signal, pullRequest },
+    // An `ai-only` job is the api's retry of the AI review alone: the helpers' results it completes are published already.
+    { ...source.request, label: claimed.id, filterMode: deps.filterMode, signal, pullRequest, aiOnly: review.mode === "ai-only" },
     {
       cache: deps.cache,
       engine: deps.engine,

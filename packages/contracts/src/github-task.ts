@@ -42,6 +42,13 @@ export type ReviewWitness = z.infer<typeof ReviewWitness>;
  */
 const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRef, report: PublishedReport, witness: ReviewWitness.nullable().optional() });
 
+/**
+ * The AI review alone, retried by the api after the model endpoint was unavailable, is over: the
+ * review's own check run (`reviewJobId` and `review` are the review's, not the retry's) is updated
+ * with `report`, the review's report with this AI review in it, and the AI review's comments are posted.
+ */
+const AiRetriedTask = z.strictObject({ kind: z.literal("ai-retried"), ...reviewRef, report: PublishedReport });
+
 /** A worker answered a reply: the answer goes into the reply's thread, once. */
 const AnswerTask = z.strictObject({ kind: z.literal("answer"), ...reviewRef, answer: z.string().min(1).max(MAX_ANSWER_CHARS) });
 
@@ -57,8 +64,9 @@ const FailedTask = z.strictObject({
  * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
  * these, sealed by the queue; workers reach the publisher through the api's report route.
  */
-export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask]);
+export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask, AiRetriedTask]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
 export type AnswerTask = z.infer<typeof AnswerTask>;
+export type AiRetriedTask = z.infer<typeof AiRetriedTask>;

@@ -5,6 +5,9 @@ import { parseContract } from "./parse-contract.js";
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name");
 
+/** The most retries of the AI review alone the api may schedule for one review (a bound on `aiAttempt`). */
+export const MAX_AI_ATTEMPTS = 10;
+
 /**
  * What started a job; `local` is the embedded-defaults source (no GitHub); `review_comment` is a
  * trusted reviewer's reply in one of our review threads, which the job answers.
@@ -57,6 +60,14 @@ export const ReviewJob = z.strictObject({
    * the comment of ours that opened its thread. Such a job has no check run and no lease on the PR.
    */
   reply: z.strictObject({ commentId: id, threadId: id }).nullable().default(null),
+  /**
+   * `review` (or absent): the whole pipeline. `ai-only`: the api's retry of the AI review alone,
+   * after the model endpoint was unavailable for the review of the same head: no context script
+   * and no helper runs; the api merges its AI review into the review it already published.
+   */
+  mode: z.enum(["review", "ai-only"]).optional(),
+  /** Which retry of the AI review an `ai-only` job is (from 1). */
+  aiAttempt: z.int().min(1).max(MAX_AI_ATTEMPTS).optional(),
 });
 export type ReviewJob = z.infer<typeof ReviewJob>;
 

@@ -25,7 +25,8 @@ export const JOB_FETCH_PATH = "/internal/jobs/fetch";
 export const JOB_AI_CACHE_PATH = "/internal/jobs/ai-cache";
 
 const jobRef = {
-  jobId: z.string().regex(/^review\.\d{1,16}\.\d{1,16}\.[A-Za-z0-9-]{1,100}$/, "must be a review job id"),
+  // An AI-only retry's id is its review's with `.ai<attempt>` (reviewJobId in packages/queue).
+  jobId: z.string().regex(/^review\.\d{1,16}\.\d{1,16}\.[A-Za-z0-9-]{1,100}(?:\.ai\d{1,2})?$/, "must be a review job id"),
   lockToken: z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/, "must be a BullMQ lock token"),
 };
 

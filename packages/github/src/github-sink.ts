@@ -3,6 +3,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
+import { amendCheckRun } from "./amend-check-run.js";
 import { appIdentityOf } from "./app-identity.js";
 import { completeCheckRun } from "./complete-check-run.js";
 import type { GitHubApp } from "./create-github-app.js";
@@ -29,7 +30,8 @@ export interface GitHubSinkDeps {
 /**
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per review job on its head SHA
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
- * `failed` → failure naming the reason; superseded → cancelled), and the PR review of what is new
+ * `failed` → failure naming the reason; superseded → cancelled; `ai-retried` → the same run amended with
+ * the AI review retried alone), and the PR review of what is new
  * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved.
  * Every method is idempotent across retries, stalls and several api processes. Our own reviews and
  * comments are told by our App's bot user, read once (`appIdentityOf`).
@@ -99,6 +101,27 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           comments: [...new Set([...memory.comments, id])],
         }));
       logger.info({ replyId: reply.commentId, answerId: id }, "reply answered");
+    },
+
+    async aiRetried(task) {
+      const where = await target(task.review, task.reviewJobId);
+      const logger = log(task.review, task.reviewJobId);
+      const report = scrubDeep(task.report, deps.scrubber);
+      const options = { headSha: task.review.headSha, ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }) };
+      // What the review's first publication showed: the same helpers' results, no AI finding.
+      const earlier = renderCheckRun({ kind: "completed", report: { ...report, ai: { ...report.ai, findings: [] } } }, options);
+      await amendCheckRun(where, { logger, scrubber: deps.scrubber }, renderCheckRun({ kind: "completed", report }, options), earlier.annotations);
+      const pull = { ...where, pullNumber: task.review.pullNumber };
+      // The helpers' comments, if any, went out with the review: this review carries the model's alone.
+      await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) =>
+        publishReview(
+          pull,
+          { logger, scrubber: deps.scrubber },
+          report,
+          { helperComments: false, part: "ai", ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
+          memory,
+        ),
+      );
     },
 
     async failed(task) {

@@ -4,7 +4,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import type { Redis } from "ioredis";
 import { isOurAuthor, type AppIdentity, type ListedAuthor } from "./app-identity.js";
-import { reviewMarker, type RenderedReview } from "./render-review-comments.js";
+import { reviewMarker, type RenderedReview, type ReviewPart } from "./render-review-comments.js";
 import { postOnce } from "./post-once.js";
 
 export interface ReviewTarget {
@@ -26,7 +26,7 @@ interface ListedReview {
 }
 
 /**
- * Posts reviewbot's PR review of one head of one PR at most once: skipped when Redis remembers it
+ * Posts reviewbot's PR review of one head of one PR (or its later AI review, `part`) at most once: skipped when Redis remembers it
  * for this PR and head, or when the PR already has a review by our App's bot user carrying the
  * head's hidden marker. Anyone can quote the marker (a PR author in the description, another App's
  * bot quoting it), so the author's user id decides, never the text or the account type; and another
@@ -39,12 +39,13 @@ export async function postReviewOnce(
   target: ReviewTarget,
   deps: { readonly logger: Logger; readonly scrubber: SecretScrubber },
   review: RenderedReview,
+  part: ReviewPart = "review",
 ): Promise<number | null> {
   const { redis, repositoryId, pullNumber, headSha } = target;
-  const which = `${String(repositoryId)}:${String(pullNumber)}:${headSha}`;
+  const which = `${String(repositoryId)}:${String(pullNumber)}:${headSha}${part === "review" ? "" : `:${part}`}`;
   const keys = { postedKey: `${KEY_PREFIX}:review:${which}`, lockKey: `${KEY_PREFIX}:lock:review:${which}` };
   return postOnce(redis, keys, async () => {
-    const marker = reviewMarker(headSha);
+    const marker = reviewMarker(headSha, part);
     for (let page = 1; page <= 10; page++) {
       const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {
         owner: target.owner,

@@ -6,12 +6,14 @@ import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import { aiFingerprint } from "./finding-fingerprint.js";
 import { numberReviewComments } from "./number-review-comments.js";
 import { postReviewOnce, type ReviewTarget } from "./post-review-once.js";
-import { renderReviewComments } from "./render-review-comments.js";
+import { renderReviewComments, type ReviewPart } from "./render-review-comments.js";
 import type { ReviewMemory } from "./review-memory.js";
 
 export interface PublishReviewOptions {
   readonly helperComments: boolean;
   readonly maxComments?: number;
+  /** `ai`: the AI review that completes a review published without it (posted under its own marker). */
+  readonly part?: ReviewPart;
 }
 
 /** The report's head and base, and what the model broker vouches for of its AI review (null: nothing). */
@@ -45,8 +47,9 @@ export async function publishReview(
     helperComments: options.helperComments,
     posted: new Set(Object.keys(memory.posted)),
     ...(options.maxComments === undefined ? {} : { maxComments: options.maxComments }),
+    ...(options.part === undefined ? {} : { part: options.part }),
   });
-  const reviewId = review === null ? null : await postReviewOnce(target, deps, review);
+  const reviewId = review === null ? null : await postReviewOnce(target, deps, review, options.part);
   const numbered = reviewId === null ? new Map<string, number>() : await numberReviewComments(target.octokit, target, reviewId);
   if (review !== null) deps.logger.info({ reviewId, comments: review.comments.length, repeated: review.repeated }, "pr review published");
   return remembered(memory, report, numbered, reviewed);

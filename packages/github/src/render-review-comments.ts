@@ -27,9 +27,16 @@ export interface RenderedReview {
 export const DEFAULT_MAX_REVIEW_COMMENTS = 30;
 const COMMENT_MAX_BYTES = 16_000;
 
-/** The hidden marker that identifies reviewbot's review of one head, so it is posted only once. */
-export function reviewMarker(headSha: string): string {
-  return `<!-- reviewbot:${headSha} -->`;
+/**
+ * Which PR review of a head: the `review` posted when the review completes, or the `ai` review
+ * posted when the api's retry of the AI review alone completes it later (after the model endpoint
+ * was down). Each is posted at most once per head.
+ */
+export type ReviewPart = "review" | "ai";
+
+/** The hidden marker that identifies reviewbot's review (or its later AI review) of one head, so it is posted only once. */
+export function reviewMarker(headSha: string, part: ReviewPart = "review"): string {
+  return part === "review" ? `<!-- reviewbot:${headSha} -->` : `<!-- reviewbot:${headSha}:${part} -->`;
 }
 
 /**
@@ -45,7 +52,13 @@ export function reviewMarker(headSha: string): string {
  */
 export function renderReviewComments(
   report: PublishedReport,
-  options: { readonly headSha: string; readonly maxComments?: number; readonly helperComments?: boolean; readonly posted?: ReadonlySet<string> },
+  options: {
+    readonly headSha: string;
+    readonly maxComments?: number;
+    readonly helperComments?: boolean;
+    readonly posted?: ReadonlySet<string>;
+    readonly part?: ReviewPart;
+  },
 ): RenderedReview | null {
   const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
   const helpers = options.helperComments ?? true;
@@ -69,7 +82,7 @@ export function renderReviewComments(
   const comments = anchored.slice(0, max);
   const more = anchored.length - comments.length;
   const body = [
-    reviewMarker(options.headSha),
+    reviewMarker(options.headSha, options.part),
     `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` +
       (more > 0 ? ` (${more} more not shown)` : "") +
       (repeated > 0

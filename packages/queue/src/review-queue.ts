@@ -27,6 +27,8 @@ export const REVIEW_JOB_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
  * is one job, while a new event for the same PR is a new job that supersedes the old one.
  * BullMQ ids must not contain `:` and must not be integers.
  */
-export function reviewJobId(job: Pick<ReviewJob, "repositoryId" | "pullNumber" | "deliveryId">): string {
-  return `review.${job.repositoryId}.${job.pullNumber}.${job.deliveryId}`;
+export function reviewJobId(job: Pick<ReviewJob, "repositoryId" | "pullNumber" | "deliveryId" | "mode" | "aiAttempt">): string {
+  const review = `review.${job.repositoryId}.${job.pullNumber}.${job.deliveryId}`;
+  // A retry of the AI review alone is a job of its own, one per attempt, named after the review it completes.
+  return job.mode === "ai-only" ? `${review}.ai${job.aiAttempt ?? 0}` : review;
 }

@@ -1,4 +1,4 @@
-import type { AnswerTask, CompletedTask, GitHubTask } from "@reviewbot/contracts/github-task";
+import type { AiRetriedTask, AnswerTask, CompletedTask, GitHubTask } from "@reviewbot/contracts/github-task";
 
 export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
 export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;
@@ -15,4 +15,6 @@ export interface ReviewSink {
   failed(task: FailedTask): Promise<void>;
   /** A job's answer to a reply, posted in its thread. */
   answered(task: AnswerTask): Promise<void>;
+  /** The AI review, retried alone, completes the review it belongs to: that review's result is replaced by `task.report`. */
+  aiRetried(task: AiRetriedTask): Promise<void>;
 }

@@ -64,7 +64,9 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
         : await deps.tokens.vault.issued(body.jobId, body.lockToken);
       if (issued !== null) Object.assign(answer, { token: issued.token, expiresAt: new Date(issued.deadline).toISOString() });
     }
-    if (job.reply === null) await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
+    // A retry of the AI review alone belongs to its review's check run, which is already published.
+    if (job.reply === null && job.mode !== "ai-only")
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "started", reviewJobId: body.jobId, review: job });
     deps.logger.info(
       { ...fields, repositoryId: job.repositoryId, pr: job.pullNumber, token: answer.token !== null, expiresAt: answer.expiresAt },
       "job claimed",

@@ -1,10 +1,11 @@
 import type { RequestHandler } from "express";
-import { AppError } from "@reviewbot/core/errors";
+import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { ChatModel, ChatRequest, TokenUsage } from "@reviewbot/contracts/chat";
 import { ModelRequest, type ModelResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 import { witnessModelCall } from "./job-witness.js";
 import { chargeOf, type ModelBudget } from "./model-budget.js";
+import { recordModelDown } from "./model-outage.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
 export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -38,6 +39,8 @@ const ROUTE = { name: "model", schema: ModelRequest, maxBytes: MAX_MODEL_REQUEST
  * left at its worst case when the upstream failed or the worker went away (the upstream call is
  * then aborted, but may already be billed). The diff pieces shown and the findings
  * submitted are recorded against the job (job-witness).
+ * An upstream unavailable past the model client's retries is recorded for the job
+ * (`recordModelDown`), so that the api retries the AI review alone.
  */
 export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, job, signal, fields, response }) => {
@@ -54,6 +57,8 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(budget.callTtlMs)]);
     const answer = await settings.upstream.complete(clamped, bounded).catch(async (err: unknown) => {
       await budget.settle(reservation, null);
+      // The broker's own word that the endpoint is down: what makes a failed AI review one the api retries.
+      if (!signal.aborted && isAppError(err) && err.code === "LLM_UNAVAILABLE") await recordModelDown(deps.redis, body.jobId);
       throw err;
     });
     const spent = settings.price(answer.usage, clamped.model);

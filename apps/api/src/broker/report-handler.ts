@@ -6,6 +6,7 @@ import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { ReportRequest, type JobOutcome, type ReportResponse } from "@reviewbot/contracts/worker-protocol";
+import { holdForAiRetry, settleAiRetry, type AiRetrySettings } from "./ai-retry.js";
 import type { InstallationSlots } from "./installation-slots.js";
 import { witnessOfReview } from "./job-witness.js";
 import { recordOutcome } from "./record-outcome.js";
@@ -18,6 +19,7 @@ export interface ReportDeps extends WorkerRouteDeps {
   readonly vault: TokenVault | null;
   readonly slots: InstallationSlots;
   readonly maxBytes: number;
+  readonly aiRetry: AiRetrySettings;
 }
 
 /**
@@ -25,7 +27,9 @@ export interface ReportDeps extends WorkerRouteDeps {
  * once; a completed or failed review goes to the publisher with the repository, installation, PR
  * and SHAs of the api's own sealed job (never the worker's word), a completed one with what the
  * model broker witnessed of its AI review (all the PR's memory keeps of it); the job's installation slot is
- * freed, its tokens are revoked and its fair-share entry released.
+ * freed, its tokens are revoked and its fair-share entry released. A review whose AI review met an
+ * unavailable model endpoint is published with the helpers' results at once, and its AI review
+ * retried alone later (`ai-retry.ts`), whose outcome amends the review's check run.
  */
 export function reportHandler(deps: ReportDeps): RequestHandler {
   const route: WorkerRouteSpec<typeof ReportRequest> = {
@@ -63,10 +67,16 @@ function refuseMismatch(job: ReviewJob, outcome: JobOutcome): void {
 }
 
 async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob, outcome: JobOutcome): Promise<void> {
+  // A retry of the AI review alone has no check run of its own: it amends its review's, or nothing.
+  if (review.mode === "ai-only") {
+    await settleAiRetry(deps, reviewJobId, review, outcome);
+    return;
+  }
   switch (outcome.kind) {
     case "completed": {
-      const witness = await witnessOfReview(deps.redis, reviewJobId, outcome.report.ai);
-      await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report: outcome.report, witness });
+      const report = await holdForAiRetry(deps, reviewJobId, review, outcome.report);
+      const witness = await witnessOfReview(deps.redis, reviewJobId, report.ai);
+      await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report, witness });
       return;
     }
     case "failed":

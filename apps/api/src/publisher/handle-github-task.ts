@@ -27,7 +27,8 @@ export type TaskOutcome = "done" | "skipped";
  * Runs one publisher task: a `resolve` becomes a review job (enqueued with supersession and fair
  * share, like a webhook's); `started`, `completed` and `failed` go to the sink. A completed review
  * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
- * shown as the PR's current result.
+ * shown as the PR's current result. An `ai-retried` task updates the review's check run with the
+ * retried AI review, unless the PR has a newer head.
  */
 export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
   switch (task.kind) {
@@ -69,6 +70,14 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       return "done";
     case "answer":
       await deps.sink.answered(task);
+      return "done";
+    case "ai-retried":
+      // A newer head's review is (or will be) the PR's current result: an old head's AI review is not posted.
+      if (await isSuperseded(deps.redis, task.review)) {
+        logger.info("retried AI review of a superseded head: not published");
+        return "skipped";
+      }
+      await deps.sink.aiRetried(task);
       return "done";
   }
 }

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { AppError } from "@reviewbot/core/errors";
 import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import { renderCheckRun, type CheckRunOutcome } from "@reviewbot/github/render-check-run";
+import type { CompletedTask } from "@reviewbot/contracts/github-task";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 
@@ -14,6 +15,14 @@ import type { ReviewSink } from "@reviewbot/queue/review-sink";
  * late `started` never overwrites a finished result.
  */
 export function createLocalSink(dir: string): ReviewSink {
+  const completed = async (task: CompletedTask, supersededBy: string | null): Promise<void> => {
+    const outcome: CheckRunOutcome = supersededBy === null ? { kind: "completed", report: task.report } : { kind: "superseded", supersededBy };
+    await writeAtomically(localSinkPath(dir, task.review), {
+      ...identity(task.review, task.reviewJobId),
+      status: "completed",
+      ...renderCheckRun(outcome, { headSha: task.review.headSha }),
+    });
+  };
   return {
     async started(task) {
       const path = localSinkPath(dir, task.review);
@@ -21,13 +30,10 @@ export function createLocalSink(dir: string): ReviewSink {
       if (existing !== null && (JSON.parse(existing) as { status?: unknown }).status === "completed") return;
       await writeAtomically(path, { ...identity(task.review, task.reviewJobId), status: "in_progress" });
     },
-    async completed(task, supersededBy) {
-      const outcome: CheckRunOutcome = supersededBy === null ? { kind: "completed", report: task.report } : { kind: "superseded", supersededBy };
-      await writeAtomically(localSinkPath(dir, task.review), {
-        ...identity(task.review, task.reviewJobId),
-        status: "completed",
-        ...renderCheckRun(outcome, { headSha: task.review.headSha }),
-      });
+    completed,
+    async aiRetried(task) {
+      // The head's file is the review's check run: the report with the retried AI review replaces it.
+      await completed({ ...task, kind: "completed" }, null);
     },
     async answered(task) {
       // The embedded defaults have no threads: the answer is written beside the PR head's result.

@@ -15,6 +15,7 @@ import { healthHandler, readyHandler } from "./health-handlers.js";
 import { rejectRequest } from "../http-kit/reject-request.js";
 import { sendError } from "../http-kit/send-error.js";
 import { aiCacheHandler } from "../broker/ai-cache-handler.js";
+import type { AiRetrySettings } from "../broker/ai-retry.js";
 import { claimHandler, type ClaimDeps, type TokenMinter } from "../broker/claim-handler.js";
 import { fetchHandler } from "../broker/fetch-handler.js";
 import type { ModelBroker } from "../broker/model-broker.js";
@@ -60,6 +61,8 @@ export interface ApiDeps {
     /** The per-installation concurrency cap, checked at claim time. */
     readonly slots: InstallationSlots;
     readonly maxReportBytes: number;
+    /** How often, and when, an AI review that met an unavailable model endpoint is retried alone. */
+    readonly aiRetry: AiRetrySettings;
     /** The model broker; null when no model is configured: the model, fetch and AI-cache routes answer 404. */
     readonly model: ModelBroker | null;
   } | null;
@@ -85,11 +88,11 @@ export function createApiApp(deps: ApiDeps): Express {
     }),
   );
   if (deps.workers !== null) {
-    const { registry, tokens, slots, maxReportBytes, model, describe, thread } = deps.workers;
+    const { registry, tokens, slots, maxReportBytes, aiRetry, model, describe, thread } = deps.workers;
     const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
     const ai = model === null ? null : { ...model.offer, fetchHosts: model.fetcher !== null };
     app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai, describe, thread }));
-    app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes }));
+    app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes, aiRetry }));
     if (model !== null) {
       app.post(JOB_MODEL_PATH, modelHandler({ ...common, model }));
       app.post(JOB_FETCH_PATH, fetchHandler({ ...common, fetcher: model.fetcher }));

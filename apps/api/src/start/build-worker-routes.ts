@@ -34,6 +34,7 @@ export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: Worke
     tokens: mint === null || vault === null ? null : { mint, vault, ttlMs: config.REVIEWBOT_JOB_TOKEN_TTL_MS },
     slots,
     maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
+    aiRetry: { attempts: config.REVIEWBOT_AI_RETRY_ATTEMPTS, delayMs: config.REVIEWBOT_AI_RETRY_DELAY_MS },
     model: createModelBroker(toLlmSettings(config), { redis, scrubber, installationCalls: config.REVIEWBOT_LLM_INSTALLATION_CONCURRENCY }),
     describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
     // Which comments of the thread are ours: the api's record of what it posted on the PR.

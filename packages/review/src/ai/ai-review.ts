@@ -72,8 +72,8 @@ const TOOL_ANSWER_CHARS = 24_000;
  * with the same system prompt and tools (cached per chunk under the job, config, model and
  * prompt version), a synthesis when there are several, then every finding placed on the diff or
  * listed as not placed. The model's key is not here: `model` is the api's broker (or the CLI's
- * own). A provider that refuses the request ends the AI review as `failed`; one that is down
- * fails the job so that it is retried.
+ * own). A provider that refuses the request, or is down past the model client's retries, ends
+ * the AI review as `failed` with the reason in `note`; the helpers' findings are kept either way.
  */
 export function createAiReviewer(options: AiReviewOptions): AiReviewer {
   return async (input) => {
@@ -137,7 +137,12 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       if (summaries.length > 1) synthesis = await synthesise(summaries, { options, system, tools, limits, wrap, signal });
     } catch (err) {
       if (isAppError(err) && err.code === "LLM_REFUSED")
-        return failed(options.model.model, `the model endpoint refused the request: ${err.message}`, outcomes, plan.skipped, scope);
+        return failed(options.model.model, `the model endpoint refused the request: ${options.scrub(err.message)}`, outcomes, plan.skipped, scope);
+      // Down past the retries (5xx, 429, timeouts, a stream's error event): the helpers' findings
+      // still stand, so the review ends with them and says why the AI part is missing; the api
+      // decides from its own broker's record whether to retry the AI part alone.
+      if (isAppError(err) && err.code === "LLM_UNAVAILABLE")
+        return failed(options.model.model, `the model endpoint is unavailable: ${options.scrub(err.message)}`, outcomes, plan.skipped, scope);
       throw err;
     }
     const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);

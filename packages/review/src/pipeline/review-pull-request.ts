@@ -30,6 +30,12 @@ export interface ReviewRequest extends CheckoutRequest {
    * (an `AbortError` DOMException unless the caller gave another reason).
    */
   readonly signal?: AbortSignal;
+  /**
+   * The AI review alone (the fleet's retry after the model endpoint was down, whose helpers'
+   * results are already published): no context script and no helper runs; the report has no
+   * helper and no finding, and the model is not shown the helpers' findings.
+   */
+  readonly aiOnly?: boolean;
 }
 
 export interface ReviewDependencies {
@@ -74,22 +80,26 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const { operator } = deps;
     const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...(signal === undefined ? {} : { signal }) };
     const image = { name: operator.defaultImage, reference: operator.images[operator.defaultImage] ?? "" };
-    progress({ stage: "context", message: "running the context script, if the base has one" });
-    const context = await runContextScript(
-      { ...run, image, limits: helperCeilings(deps.operator.limits) },
-      {
-        base: { ref: request.base.ref, sha: checkout.baseSha },
-        head: { ref: request.head.ref, sha: checkout.headSha },
-        files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
-        ...request.pullRequest,
-      },
-    );
+    const aiOnly = request.aiOnly === true;
+    progress({ stage: "context", message: aiOnly ? "AI review alone: no context script" : "running the context script, if the base has one" });
+    const context = aiOnly
+      ? null
+      : await runContextScript(
+          { ...run, image, limits: helperCeilings(deps.operator.limits) },
+          {
+            base: { ref: request.base.ref, sha: checkout.baseSha },
+            head: { ref: request.head.ref, sha: checkout.headSha },
+            files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
+            ...request.pullRequest,
+          },
+        );
     signal?.throwIfAborted();
     const contextDone = performance.now();
-    const helpersTotal = config.helpers.length;
+    const toRun = aiOnly ? [] : config.helpers;
+    const helpersTotal = toRun.length;
     let helpersDone = 0;
     progress({ stage: "helpers", message: `running ${helpersTotal} helper(s) in ${deps.engine.name} sandboxes`, helpersDone, helpersTotal });
-    const ran = await runLimited(config.helpers, deps.operator.limits.concurrency, async (helper) => {
+    const ran = await runLimited(toRun, deps.operator.limits.concurrency, async (helper) => {
       // No new helper once cancelled; the ones in flight are killed through the signal.
       signal?.throwIfAborted();
       const report = await runHelper(helper, run);

@@ -1,0 +1,25 @@
+import type { Redis } from "ioredis";
+import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+
+/** As long as a job's claim is remembered: past any report of the job. */
+const OUTAGE_TTL_MS = 2 * 24 * 3600 * 1000;
+
+/**
+ * `reviewbot:broker:model-down:<jobId>`: api-only, the broker's own record that the model endpoint
+ * was unavailable (`LLM_UNAVAILABLE`: 5xx, 429, timeouts or network errors past the model client's
+ * retries) for a call of the job. Only this record, never what the worker reports, makes a failed
+ * AI review an outage that the api retries.
+ */
+export function modelDownKey(jobId: string): string {
+  return `${KEY_PREFIX}:broker:model-down:${jobId}`;
+}
+
+/** Records that a model call of `jobId` found the endpoint unavailable. */
+export async function recordModelDown(redis: Redis, jobId: string): Promise<void> {
+  await redis.set(modelDownKey(jobId), "1", "PX", OUTAGE_TTL_MS);
+}
+
+/** True when a model call of `jobId` found the endpoint unavailable. */
+export async function modelWasDown(redis: Redis, jobId: string): Promise<boolean> {
+  return (await redis.exists(modelDownKey(jobId))) === 1;
+}
