@@ -29,6 +29,8 @@ import { SAMPLE_BROWSING, SAMPLE_REVIEW } from "./ai-sample-script.js";
 import { configWithoutHelpers, createSample, createWidePr } from "./bench-repos.js";
 import { syntheticPatches } from "./synthetic-patches.js";
 import { median } from "./median.js";
+import { DEFAULT_AI_SKIP_RULES } from "@reviewbot/policy/ai-skip-rules";
+import { skipReasonUnder } from "@reviewbot/review/ai/plan/skip-reason";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const PROTOCOLS: readonly ModelProtocol[] = ["openai", "anthropic"];
@@ -109,11 +111,11 @@ async function chunkedJobPrefix(wide: BenchPr, options: Omit<AiRunOptions, "scri
 function planFigures(): void {
   const files = syntheticPatches(1000);
   const chars = files.reduce((sum, file) => sum + file.patch.length, 0);
-  const plan = planChunks(files, { maxTokens: PLAN_TOKENS }); // warm-up
+  const plan = planChunks(files, { maxTokens: PLAN_TOKENS, skip: skipReasonUnder(DEFAULT_AI_SKIP_RULES) }); // warm-up
   const times: number[] = [];
   for (let i = 0; i < RUNS; i += 1) {
     const start = performance.now();
-    planChunks(files, { maxTokens: PLAN_TOKENS });
+    planChunks(files, { maxTokens: PLAN_TOKENS, skip: skipReasonUnder(DEFAULT_AI_SKIP_RULES) });
     times.push(performance.now() - start);
   }
   console.log(

@@ -56,3 +56,27 @@ export function startProcess(command: readonly string[], env: Readonly<Record<st
     },
   };
 }
+
+/** A redis-server on 127.0.0.1:`port` as production runs it (append-only, no eviction), its files in `dir`. */
+export function startRedis(dir: string, port: number): FleetProcess {
+  return startProcess(
+    [
+      "redis-server",
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "yes",
+      "--appendfsync",
+      "everysec",
+      "--dir",
+      dir,
+      "--maxmemory-policy",
+      "noeviction",
+    ],
+    {},
+  );
+}

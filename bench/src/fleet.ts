@@ -18,7 +18,9 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { createNoopPr } from "./bench-repos.js";
-import { startProcess, type FleetProcess } from "./fleet-process.js";
+import { startProcess, startRedis, type FleetProcess } from "./fleet-process.js";
+import { percentile } from "./percentile.js";
+import { pullRequestDelivery } from "./pull-request-delivery.js";
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2000);
@@ -29,27 +31,6 @@ const SEAL = QueueSeal.fromSecret(SECRET);
 const CREDENTIALS = Array.from({ length: 4 }, (_, index) => newWorkerCredential(`bench-${index}`));
 const REPOSITORY = "bench/noop";
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-function pullRequestDelivery(number: number, heads: { baseSha: string; headSha: string }): string {
-  return JSON.stringify({
-    action: "synchronize",
-    installation: { id: 1 + (number % 7) },
-    repository: { id: 4242, full_name: REPOSITORY, default_branch: "main" },
-    pull_request: {
-      number,
-      state: "open",
-      draft: false,
-      updated_at: new Date().toISOString(),
-      user: { login: "bench", type: "User" },
-      head: { sha: heads.headSha, ref: "fork" },
-      base: { sha: heads.baseSha, ref: "main" },
-    },
-  });
-}
-
 /** Open loop: one delivery every 1000/RATE ms whatever the answers do; latency per request. */
 async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha: string }): Promise<void> {
   const latencies: number[] = [];
@@ -59,7 +40,7 @@ async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha:
   for (let i = 0; i < WEBHOOKS; i++) {
     const due = started + (i * 1000) / RATE;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
-    const body = pullRequestDelivery(1 + (i % 100), heads);
+    const body = pullRequestDelivery(REPOSITORY, 1 + (i % 100), heads);
     const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
     const sent = performance.now();
     sends.push(
@@ -115,26 +96,7 @@ async function main(): Promise<void> {
   const heads = createNoopPr(join(root, "repos", REPOSITORY));
   const port = 20000 + Math.floor(Math.random() * 20000);
   const processes: FleetProcess[] = [];
-  const redis = startProcess(
-    [
-      "redis-server",
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "everysec",
-      "--dir",
-      root,
-      "--maxmemory-policy",
-      "noeviction",
-    ],
-    {},
-  );
+  const redis = startRedis(root, port);
   processes.push(redis);
   const connection = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
   try {

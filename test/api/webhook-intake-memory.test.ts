@@ -42,6 +42,9 @@ async function startIntakeApi(maxConcurrentReads: number): Promise<RunningApi> {
     REVIEWBOT_SINK: "local",
     REVIEWBOT_LOCAL_SINK_DIR: sinkDir,
     REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: String(maxConcurrentReads),
+    // Every sender here is the loopback: its share is all the slots, so that a read past them is
+    // refused at once (a request from another address would wait for a slot; webhook-starvation.test.ts).
+    REVIEWBOT_WEBHOOK_READS_PER_SOURCE: String(maxConcurrentReads),
   });
   const { port } = JSON.parse(await app.waitForLog(/"api listening"/)) as { port: number };
   const url = `http://127.0.0.1:${port}`;

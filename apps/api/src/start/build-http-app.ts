@@ -13,6 +13,9 @@ export function buildHttpApp(config: ApiConfig, parts: HttpAppParts): Express {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
       maxBytes: config.REVIEWBOT_WEBHOOK_MAX_BYTES,
       maxConcurrentReads: config.REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS,
+      readsPerSource: config.REVIEWBOT_WEBHOOK_READS_PER_SOURCE,
+      bodyDeadlineMs: config.REVIEWBOT_WEBHOOK_BODY_DEADLINE_MS,
+      minBytesPerSecond: config.REVIEWBOT_WEBHOOK_MIN_BYTES_PER_SECOND,
       filter: {
         botLogins: config.REVIEWBOT_BOT_LOGINS,
         reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,
@@ -25,6 +28,7 @@ export function buildHttpApp(config: ApiConfig, parts: HttpAppParts): Express {
       },
     },
     ...parts,
+    trustProxy: config.REVIEWBOT_TRUST_PROXY,
     dashboard:
       config.REVIEWBOT_DASHBOARD_PASSWORD === undefined ? null : { user: config.REVIEWBOT_DASHBOARD_USER, password: config.REVIEWBOT_DASHBOARD_PASSWORD },
   });

@@ -7,15 +7,19 @@ import type { ApiMetrics } from "../api-metrics.js";
 import { createBodyReadSlots, type BodyReadSlots } from "./body-read-slots.js";
 import { decideDelivery, type DeliveryFilter } from "./decide-delivery.js";
 import { bodyDigest } from "./delivery-ledger.js";
-import { readBodyChunks, refuseDeclaredLength } from "../http-kit/read-raw-body.js";
+import { readBodyChunks, refuseDeclaredLength, type BodyPace } from "../http-kit/read-raw-body.js";
 import { rejectRequest } from "../http-kit/reject-request.js";
 import { digestMatches, parseSignatureHeader } from "./verify-signature.js";
 
 export interface WebhookDeps {
   readonly secret: string;
   readonly maxBytes: number;
-  /** Webhook bodies read at once; one more is answered 503 WEBHOOK_BUSY without being read. */
+  /** Webhook bodies read at once; one more waits for a slot (up to `pace.deadlineMs`), then is answered 503 WEBHOOK_BUSY unread. */
   readonly maxConcurrentReads: number;
+  /** Reads plus waits one address (Express's `request.ip`: see REVIEWBOT_TRUST_PROXY) may have at once; one more is 503 WEBHOOK_BUSY at once. */
+  readonly readsPerSource: number;
+  /** How fast a body must arrive; slower is 408 WEBHOOK_TOO_SLOW, the connection closed and the slot given back. */
+  readonly pace: BodyPace;
   readonly filter: DeliveryFilter;
   readonly queues: DeliveryQueues;
   /** How long Redis may take to confirm a delivery before it is refused with 503. */
@@ -27,18 +31,19 @@ export interface WebhookDeps {
 // GitHub's event names are lower-case words joined by `_`, some with digits (`projects_v2_item`).
 const EVENT = /^[a-z0-9_]{1,64}$/;
 const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
-/** Seconds a client refused with WEBHOOK_BUSY is asked to wait: a body read ends within requestTimeout. */
+/** Seconds a client refused with WEBHOOK_BUSY is asked to wait: a body read ends within its deadline. */
 const BUSY_RETRY_AFTER_S = 1;
 
 /**
  * `POST /api/github/webhooks`: the headers (content type, a well-formed signature, event and
  * delivery id) and the declared size before a byte of the body is read; then a bounded number of
- * bodies read at once, their HMAC computed while they stream; then JSON, in that order: nothing
+ * bodies read at once (and per address), each at a minimum pace, their HMAC computed while they
+ * stream; then JSON, in that order: nothing
  * is parsed before the signature holds. Answers 202 as soon as Redis confirms
  * (accepted, duplicate, ignored); every refusal is logged once and counted.
  */
 export function webhookHandler(deps: WebhookDeps): RequestHandler {
-  const slots = createBodyReadSlots(deps.maxConcurrentReads);
+  const slots = createBodyReadSlots({ limit: deps.maxConcurrentReads, perSource: deps.readsPerSource, waitMs: deps.pace.deadlineMs });
   return async (request, response) => {
     // Until the signature holds, the event header is the sender's word: not a metric label.
     let event = "unverified";
@@ -81,15 +86,21 @@ async function readSignedBody(request: Request, deps: WebhookDeps, slots: BodyRe
   } catch (err) {
     throw asWebhookError(err);
   }
-  const release = slots.tryAcquire();
-  if (release === null) {
+  const source = sourceOf(request);
+  const release = await slots.acquire(source);
+  if (release === "source") {
+    throw new AppError("WEBHOOK_BUSY", "too many webhook bodies from this address are being read; retry later", {
+      details: { source, limit: deps.readsPerSource, retryAfterMs: BUSY_RETRY_AFTER_S * 1000 },
+    });
+  }
+  if (release === "busy") {
     throw new AppError("WEBHOOK_BUSY", "too many webhook bodies are being read; retry later", {
       details: { limit: deps.maxConcurrentReads, retryAfterMs: BUSY_RETRY_AFTER_S * 1000 },
     });
   }
   try {
     const hmac = createHmac("sha256", deps.secret);
-    const body = await readBodyChunks(request, deps.maxBytes, (chunk) => hmac.update(chunk)).catch((err: unknown) => {
+    const body = await readBodyChunks(request, deps.maxBytes, (chunk) => hmac.update(chunk), deps.pace).catch((err: unknown) => {
       throw asWebhookError(err);
     });
     if (!digestMatches(hmac.digest(), signature)) throw new AppError("WEBHOOK_SIGNATURE_INVALID", "X-Hub-Signature-256 does not match the body");
@@ -104,6 +115,7 @@ function asWebhookError(err: unknown): unknown {
   if (!isAppError(err)) return err;
   if (err.code === "BODY_TOO_LARGE") return new AppError("WEBHOOK_TOO_LARGE", err.message, { details: err.details, cause: err });
   if (err.code === "BODY_UNREADABLE") return new AppError("WEBHOOK_MALFORMED", err.message, { cause: err });
+  if (err.code === "BODY_TOO_SLOW") return new AppError("WEBHOOK_TOO_SLOW", err.message, { details: err.details, cause: err });
   return err;
 }
 
@@ -126,9 +138,24 @@ function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Ac
 function reject(deps: WebhookDeps, request: Request, response: Response, event: string, err: unknown): void {
   // An unread body (refused by its headers, or never sent) must not be parsed as the next request.
   if (!request.complete) response.setHeader("Connection", "close");
-  const fields = { event, deliveryId: header(request, "x-github-delivery")?.slice(0, 100), remoteAddress: request.socket.remoteAddress };
+  const fields = {
+    event,
+    deliveryId: header(request, "x-github-delivery")?.slice(0, 100),
+    remoteAddress: request.socket.remoteAddress,
+    source: sourceOf(request),
+  };
   const error = rejectRequest(response, err, { logger: deps.logger, fields, refused: "webhook refused" }, notAccepted);
   deps.metrics.webhooks.inc({ event, outcome: "rejected", reason: error.code });
+  // A sender too slow to finish its body is not waited for while the answer drains either.
+  if (error.code === "WEBHOOK_TOO_SLOW") response.once("finish", () => request.socket.destroy());
+}
+
+/**
+ * Whom a read is counted against: the socket's address, or the forwarded one when the operator
+ * named the proxy in REVIEWBOT_TRUST_PROXY (Express's `request.ip` decides which).
+ */
+function sourceOf(request: Request): string {
+  return request.ip ?? request.socket.remoteAddress ?? "unknown";
 }
 
 /** Anything else that stops a delivery is Redis not taking it: GitHub shows it failed, to redeliver. */

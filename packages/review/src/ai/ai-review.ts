@@ -14,7 +14,8 @@ import type { FetchedPage } from "@reviewbot/llm/fetch-allowlisted";
 import { fetchTool } from "./tools/fetch-tool.js";
 import { helperTools } from "./tools/helper-tools.js";
 import { placeFindings } from "./placement/place-findings.js";
-import { planChunks, type Chunk } from "./plan/plan-chunks.js";
+import { NO_TEXT_CHANGES, planChunks, type Chunk } from "./plan/plan-chunks.js";
+import { skipReasonUnder } from "./plan/skip-reason.js";
 import { RepoReader } from "./repo/repo-reader.js";
 import { readRules } from "./review-rules.js";
 import { repoSourceOf } from "./repo/repo-source.js";
@@ -95,7 +96,10 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       options.previous === undefined ? null : await witnessedPrevious(source, options.previous, (path, patch) => wrap("diff", path, patch, patch.length));
     const scope = await reviewScope(source, checkout.diff, since);
     // Half of what is left for the diff; the other half for tool answers during the loop.
-    const plan = planChunks(scope.patches, { maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)) });
+    const plan = planChunks(scope.patches, {
+      maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)),
+      skip: skipReasonUnder(input.skipRules),
+    });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {
       maxTurns: Math.min(options.maxTurns ?? DEFAULT_TURNS, MAX_TURNS),
@@ -145,14 +149,21 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
         return failed(options.model.model, `the model endpoint is unavailable: ${options.scrub(err.message)}`, outcomes, plan.skipped, scope);
       throw err;
     }
+    // Changed code the model did not read (left out by the rules, binary, or a hunk cut to fit a
+    // chunk): the review cannot vouch for it, so it is at most partial, whoever chose to skip it.
+    const unread =
+      plan.skipped.filter(({ reason }) => reason !== NO_TEXT_CHANGES).length +
+      plan.chunks.flatMap((chunk) => chunk.files).filter((file) => file.note !== null).length;
     const reviewed = outcomes.filter(({ outcome }) => outcome.review !== null);
     const partSummaries = reviewed.map(({ outcome }) => outcome.review?.summary ?? "");
     // The synthesis's own summary, or the parts' (one part: its summary; a synthesis that gave none: all of them).
     const summary =
       synthesis?.review?.summary ??
-      (scope.since !== null && plan.chunks.length === 0
-        ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).`
-        : partSummaries.join("\n\n"));
+      (plan.chunks.length === 0 && unread > 0
+        ? "The model read none of the changed files: every one was left out (listed as skipped)."
+        : scope.since !== null && plan.chunks.length === 0
+          ? `Nothing in the PR's files changed since the last review (${scope.since.slice(0, 7)}).`
+          : partSummaries.join("\n\n"));
     const { lineText } = input;
     const placement = await placeFindings(
       reviewed.flatMap(({ outcome }) => outcome.review?.findings ?? []),
@@ -170,7 +181,7 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     const status: AiStatus =
       plan.chunks.length > 0 && reviewed.length === 0
         ? "failed"
-        : reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted")
+        : unread > 0 || reviewed.length < plan.chunks.length || outcomes.some(({ outcome }) => outcome.ended !== "submitted")
           ? "partial"
           : "done";
     const placed = placement.placed.map((finding): PlacedAiFinding => ({
@@ -198,7 +209,12 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
         reviewedFiles: reviewedPaths.size,
         skipped: [...plan.skipped, ...unreviewed],
       },
-      note: status === "failed" ? "the model submitted no review for any part of the PR" : null,
+      note:
+        status === "failed"
+          ? "the model submitted no review for any part of the PR"
+          : unread > 0
+            ? `the model did not read ${unread} of the changed files or hunks (listed as skipped)`
+            : null,
     };
   };
 }

@@ -1,4 +1,5 @@
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
+import type { AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import type { Finding } from "../findings/finding.js";
 import type { ContextReport, HelperReport } from "../pipeline/report.js";
@@ -14,6 +15,8 @@ export interface AiReviewInput {
    * the pipeline anchors the helpers' findings with the same reads.
    */
   readonly lineText: LineText;
+  /** The trusted commit's `aiSkip`: which changed files the model is not shown. */
+  readonly skipRules: AiSkipRules;
   /** The trusted commit's helpers, offered to the model as tools. */
   readonly helpers: readonly ResolvedHelper[];
   /** Runs one helper with the model's arguments, in a fresh sandbox as the pipeline runs them. */

@@ -124,6 +124,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
       ai = await deps.ai({
         checkout,
         lineText,
+        skipRules: config.aiSkip,
         helpers: config.helpers,
         runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run),
         context,

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { estimateTokens } from "./estimate-tokens.js";
-import { skipReason, type ReviewableFile } from "./skip-reason.js";
+import type { ReviewableFile, SkipReason } from "./skip-reason.js";
 
 export interface PatchedFile extends ReviewableFile {
   /** The file's section of `git diff --patch`: its header lines (`diff --git`, `---`, `+++`), then its hunks. */
@@ -28,13 +28,16 @@ export interface Chunk {
   readonly estimatedTokens: number;
 }
 
+/** The skip reason of a file without hunks (a rename, a mode change, an empty file): nothing in it to read. */
+export const NO_TEXT_CHANGES = "no text changes";
+
 export interface ChunkPlan {
   readonly chunks: readonly Chunk[];
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
 }
 
 /**
- * Plans the model calls of a review: leaves out what {@link skipReason} names and files without
+ * Plans the model calls of a review: leaves out what `options.skip` names and files without
  * hunks, sorts the rest by path (related files together; the same plan for the same PR), and
  * packs them, in order, into chunks of at most `maxTokens` estimated tokens of patch text (the
  * caller keeps room for its prompt). A file is split only when it alone exceeds the budget, and
@@ -42,7 +45,7 @@ export interface ChunkPlan {
  * is cut at a line boundary to fit and its part carries a `note`: the model reviews the start of
  * it rather than a chunk that no model call can take. Linear in the patches' length.
  */
-export function planChunks(files: readonly PatchedFile[], options: { readonly maxTokens: number }): ChunkPlan {
+export function planChunks(files: readonly PatchedFile[], options: { readonly maxTokens: number; readonly skip: SkipReason }): ChunkPlan {
   const budget = Math.max(1, Math.floor(options.maxTokens));
   const skipped: { path: string; reason: string }[] = [];
   const chunks: Chunk[] = [];
@@ -54,10 +57,10 @@ export function planChunks(files: readonly PatchedFile[], options: { readonly ma
     openTokens = 0;
   };
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-    const reason = skipReason(file);
+    const reason = options.skip(file);
     const parts = reason === null ? split(file, budget) : [];
     if (parts.length === 0) {
-      skipped.push({ path: file.path, reason: reason ?? "no text changes" });
+      skipped.push({ path: file.path, reason: reason ?? NO_TEXT_CHANGES });
       continue;
     }
     for (const part of parts) {

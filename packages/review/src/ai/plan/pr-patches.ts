@@ -26,7 +26,30 @@ export async function readPrPatches(source: RepoSource, diff: PullDiff): Promise
   if (sections.length !== diff.files.length) {
     throw new AppError("GIT_FAILED", `the PR's patch has ${sections.length} file sections for ${diff.files.length} changed files`);
   }
-  return diff.files.map((file, index) => ({ path: file.path, binary: file.binary, patch: sections[index] ?? "" }));
+  return diff.files.map((file, index) => {
+    const patch = sections[index] ?? "";
+    const firstLine = headFirstLine(patch);
+    return { path: file.path, binary: file.binary, patch, ...(firstLine === null ? {} : { firstLine }) };
+  });
+}
+
+const FIRST_HUNK_AT_LINE_1 = /^@@ -\d+(?:,\d+)? \+1(?:,\d+)? @@/m;
+
+/**
+ * The head version's first line when the patch shows it (its first hunk starts at the head's line
+ * 1: the first line of that hunk that is not a removal), else null: a generator's marker is
+ * judged from what the PR changed, never read from the work tree.
+ */
+export function headFirstLine(patch: string): string | null {
+  const hunk = FIRST_HUNK_AT_LINE_1.exec(patch);
+  if (hunk === null) return null;
+  const rest = patch.slice(hunk.index);
+  // The lines after the hunk header: removals (and "\ No newline" notes) come before the head's line 1.
+  for (const line of rest.slice(rest.indexOf("\n") + 1).split("\n", 200)) {
+    if (line.startsWith("+") || line.startsWith(" ")) return line.slice(1);
+    if (!line.startsWith("-") && !line.startsWith("\\")) return null;
+  }
+  return null;
 }
 
 /**

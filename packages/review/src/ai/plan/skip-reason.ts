@@ -1,3 +1,5 @@
+import { globMatcher, type AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
+
 /** A changed file as the AI review's planner sees it, before it decides to read it. */
 export interface ReviewableFile {
   readonly path: string;
@@ -38,18 +40,31 @@ const SOURCE_MAP = /\.map$/;
 const FIRST_LINE_CHARS = 300;
 const GENERATED_MARK = /@generated\b|\bCode generated\b.{0,200}\bDO NOT EDIT\b/;
 
+/** Why the AI review leaves a file out, or null to review it. */
+export type SkipReason = (file: ReviewableFile) => string | null;
+
 /**
- * Why the AI review leaves `file` out, or null to review it: binary files, lockfiles, vendored
- * dependencies (`vendor/`, `node_modules/`), minified files and source maps by name, and files
- * whose first line marks them generated.
+ * The skip decision under the maintainers' `rules` (the trusted `.ai/`'s `aiSkip`, never the
+ * PR's): binary files always; with `defaults`, lockfiles, vendored dependencies (`vendor/`,
+ * `node_modules/`), minified files and source maps by name; with `generatedMarker`, files whose
+ * first line marks them generated; and any path one of `paths` matches. A skipped file is one the
+ * model did not read, so the review that skips it is at most `partial` (ai-review.ts).
  */
-export function skipReason(file: ReviewableFile): string | null {
-  if (file.binary) return "binary file";
-  const name = file.path.slice(file.path.lastIndexOf("/") + 1);
-  if (LOCKFILES.has(name)) return "lockfile";
-  if (VENDORED.test(file.path)) return "vendored dependency";
-  if (MINIFIED.test(name)) return "minified file";
-  if (SOURCE_MAP.test(name)) return "source map";
-  if (file.firstLine !== undefined && GENERATED_MARK.test(file.firstLine.slice(0, FIRST_LINE_CHARS))) return "generated file (marked in its first line)";
-  return null;
+export function skipReasonUnder(rules: AiSkipRules): SkipReason {
+  const matching = globMatcher(rules.paths);
+  return (file) => {
+    if (file.binary) return "binary file";
+    const glob = matching(file.path);
+    if (glob !== null) return `skipped by .ai/ rule ${glob}`;
+    if (rules.defaults) {
+      const name = file.path.slice(file.path.lastIndexOf("/") + 1);
+      if (LOCKFILES.has(name)) return "lockfile";
+      if (VENDORED.test(file.path)) return "vendored dependency";
+      if (MINIFIED.test(name)) return "minified file";
+      if (SOURCE_MAP.test(name)) return "source map";
+    }
+    if (rules.generatedMarker && file.firstLine !== undefined && GENERATED_MARK.test(file.firstLine.slice(0, FIRST_LINE_CHARS)))
+      return "generated file (marked in its first line)";
+    return null;
+  };
 }
