@@ -47,7 +47,7 @@ const CompletedTask = z.strictObject({ kind: z.literal("completed"), ...reviewRe
  * review's own check run (`reviewJobId` and `review` are the review's, not the retry's) is updated
  * with `report`, the review's report with this AI review in it, and the AI review's comments are posted.
  */
-const AiRetriedTask = z.strictObject({ kind: z.literal("ai-retried"), ...reviewRef, report: PublishedReport });
+const AiRetriedTask = z.strictObject({ kind: z.literal("ai-retried"), ...reviewRef, report: PublishedReport, witness: ReviewWitness.nullable().optional() });
 
 /** A worker answered a reply: the answer goes into the reply's thread, once. */
 const AnswerTask = z.strictObject({ kind: z.literal("answer"), ...reviewRef, answer: z.string().min(1).max(MAX_ANSWER_CHARS) });

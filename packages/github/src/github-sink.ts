@@ -111,7 +111,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       // What the review's first publication showed: the same helpers' results, no AI finding.
       const earlier = renderCheckRun({ kind: "completed", report: { ...report, ai: { ...report.ai, findings: [] } } }, options);
       await amendCheckRun(where, { logger, scrubber: deps.scrubber }, renderCheckRun({ kind: "completed", report }, options), earlier.annotations);
-      const pull = { ...where, pullNumber: task.review.pullNumber };
+      const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // The helpers' comments, if any, went out with the review: this review carries the model's alone.
       await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) =>
         publishReview(
@@ -120,6 +120,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           report,
           { helperComments: false, part: "ai", ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
           memory,
+          { headSha: task.review.headSha, baseSha: task.review.baseSha, witness: task.witness ?? null },
         ),
       );
     },

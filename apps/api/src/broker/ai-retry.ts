@@ -1,3 +1,4 @@
+import { witnessOfReview } from "./job-witness.js";
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
@@ -67,9 +68,9 @@ export async function holdForAiRetry(deps: AiRetryDeps, jobId: string, review: R
  * and no check run is made for the retry.
  */
 export async function settleAiRetry(deps: AiRetryDeps, jobId: string, job: ReviewJob, outcome: JobOutcome): Promise<void> {
-  const { mode: _mode, aiAttempt, ...review } = job;
+  const { mode, aiAttempt, ...review } = job;
   const reviewId = reviewJobId(review);
-  const logger = deps.logger.child({ jobId, review: reviewId });
+  const logger = deps.logger.child({ jobId, review: reviewId, mode });
   if (outcome.kind !== "completed") {
     logger.info({ outcome: outcome.kind }, "AI review retry ended without a review: the published review stands");
     return;
@@ -92,7 +93,9 @@ export async function settleAiRetry(deps: AiRetryDeps, jobId: string, job: Revie
     }
     report = withNote(report, `the AI review was retried ${attempt} time(s) on its own; reviewbot gave up`);
   }
-  await enqueueGitHubTask(deps.github, deps.seal, { kind: "ai-retried", reviewJobId: reviewId, review, report });
+  // What the broker saw of this retry's model calls (its own job id) vouches for its AI review.
+  const witness = await witnessOfReview(deps.redis, jobId, report.ai);
+  await enqueueGitHubTask(deps.github, deps.seal, { kind: "ai-retried", reviewJobId: reviewId, review, report, witness });
   await deps.redis.del(pendingAiKey(reviewId));
   logger.info({ ai: report.ai.status, attempt }, "AI review retry completes its review");
 }

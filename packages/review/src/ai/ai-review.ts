@@ -92,13 +92,14 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
     ];
     const fixed = estimateTokens(system) + estimateTokens(JSON.stringify(tools.map((tool) => tool.spec))) + options.maxOutputTokens;
     // The last review's head is a worker's word: started from only when the broker's witness bears it out.
+    const skip = skipReasonUnder(input.skipRules);
     const since =
-      options.previous === undefined ? null : await witnessedPrevious(source, options.previous, (path, patch) => wrap("diff", path, patch, patch.length));
+      options.previous === undefined ? null : await witnessedPrevious(source, options.previous, (path, patch) => wrap("diff", path, patch, patch.length), skip);
     const scope = await reviewScope(source, checkout.diff, since);
     // Half of what is left for the diff; the other half for tool answers during the loop.
     const plan = planChunks(scope.patches, {
       maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)),
-      skip: skipReasonUnder(input.skipRules),
+      skip,
     });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {
