@@ -13,6 +13,9 @@ import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
 import { createApiApp, type ApiDeps } from "@reviewbot/api/routes/create-api-app";
 import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
 import { createLogger } from "@reviewbot/core/logger";
+import { createGitHubApp } from "@reviewbot/github/create-github-app";
+import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
+import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
 import { SealedBox } from "@reviewbot/core/sealed-box";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { priceOf, type LlmPrices } from "@reviewbot/llm/llm-prices";
@@ -90,6 +93,32 @@ export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   /** With `workers`: the model broker (the model, fetch and AI-cache routes); off unless given. */
   readonly model?: HarnessModel;
 };
+
+/**
+ * The api with worker routes whose claims mint real repository tokens from a GitHub stand-in, and
+ * revoke them there, through the App as main builds it (its token cache in the api's Redis).
+ * Returns the minter too, for a test that wires a second api the same way.
+ */
+export async function startMintingApi(
+  options: Omit<HarnessOptions, "tokens">,
+  github: { readonly url: string; readonly appId: number; readonly privateKey: string },
+): Promise<{ api: ApiHarness; mint: TokenMinter }> {
+  let mint: TokenMinter = () => Promise.reject(new Error("not wired"));
+  const api = await startApi({
+    ...options,
+    tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(github.url, token) },
+  });
+  const app = createGitHubApp({
+    appId: github.appId,
+    privateKey: github.privateKey,
+    baseUrl: github.url,
+    redis: api.redis,
+    scrubber: api.scrubber,
+    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
+  });
+  mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  return { api, mint };
+}
 
 /** The real API app on a real port, with a throwaway redis-server and log lines captured. */
 export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness> {

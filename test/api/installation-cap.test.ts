@@ -3,14 +3,11 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTokenSweeper } from "@reviewbot/api/broker/token-sweeper";
 import { createLogger } from "@reviewbot/core/logger";
-import { createGitHubApp } from "@reviewbot/github/create-github-app";
-import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
-import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { sendWebhook } from "../support/webhook-client.js";
-import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
+import { SECRET, startMintingApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 import { EMPTY_REPORT } from "./published-reports.js";
 
@@ -34,21 +31,13 @@ let capped: Stand;
 async function openStand(options: { installationConcurrency: number; slotTtlMs?: number }): Promise<Stand> {
   const key = generateTestAppKey();
   const standIn = await startGitHubStandIn({ appId: APP_ID, publicKey: key.publicKey, repositories: { ...REPOSITORIES } });
-  let mint: (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }> = () => Promise.reject(new Error("not wired"));
-  const api = await startApi({
-    workers: 1,
-    ...options,
-    tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token) },
-  });
-  const app = createGitHubApp({
-    appId: APP_ID,
-    privateKey: key.privateKey,
-    baseUrl: standIn.url,
-    redis: api.redis,
-    scrubber: api.scrubber,
-    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
-  });
-  mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  const { api } = await startMintingApi(
+    {
+      workers: 1,
+      ...options,
+    },
+    { url: standIn.url, appId: APP_ID, privateKey: key.privateKey },
+  );
   const connection = createRedisConnection(api.redisUrl, { name: "test-consumer", blocking: true });
   return { api, standIn, connection, consumer: new Worker(REVIEW_QUEUE, null, { connection, autorun: false }) };
 }

@@ -1,17 +1,13 @@
 import { Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "@reviewbot/core/logger";
-import { createGitHubApp } from "@reviewbot/github/create-github-app";
-import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
-import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
 import { readReviewJob } from "@reviewbot/queue/queued-review-job";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { sendWebhook } from "../support/webhook-client.js";
-import { SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
+import { SEAL, SECRET, startMintingApi, type ApiHarness } from "./api-harness.js";
 import { EMPTY_REPORT } from "./published-reports.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 
@@ -39,21 +35,13 @@ beforeAll(async () => {
   redis = await startLocalRedis({ acl: true });
   const roles = redis.roles;
   if (roles === null) throw new Error("no ACL roles");
-  let mint: (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }> = () => Promise.reject(new Error("not wired"));
-  api = await startApi({
-    redisUrl: redis.url,
-    workers: 1,
-    tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token) },
-  });
-  const app = createGitHubApp({
-    appId: APP_ID,
-    privateKey: key.privateKey,
-    baseUrl: standIn.url,
-    redis: api.redis,
-    scrubber: api.scrubber,
-    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
-  });
-  mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  ({ api } = await startMintingApi(
+    {
+      redisUrl: redis.url,
+      workers: 1,
+    },
+    { url: standIn.url, appId: APP_ID, privateKey: key.privateKey },
+  ));
   credential = api.workerCredentials[0] ?? "";
   attacker = createRedisConnection(roles.worker.url, { name: "attacker", blocking: false, password: roles.worker.password });
   consumerConnection = createRedisConnection(roles.worker.url, { name: "consumer", blocking: true, password: roles.worker.password });

@@ -4,8 +4,6 @@ import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTokenSweeper } from "@reviewbot/api/broker/token-sweeper";
 import { createLogger } from "@reviewbot/core/logger";
-import { createGitHubApp } from "@reviewbot/github/create-github-app";
-import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
 import { revokeRepositoryToken } from "@reviewbot/github/revoke-repository-token";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
@@ -13,7 +11,7 @@ import { REVIEW_JOB_OPTIONS } from "@reviewbot/queue/review-queue";
 import { parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { sendWebhook } from "../support/webhook-client.js";
-import { SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
+import { SEAL, SECRET, startApi, startMintingApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 import { EMPTY_REPORT } from "./published-reports.js";
 
@@ -41,20 +39,14 @@ beforeAll(async () => {
     publicKey: key.publicKey,
     repositories: { "octo/widgets": REPOSITORY_ID, "octo/secrets": PRIVATE_REPOSITORY_ID },
   });
-  let mint: (installationId: number, repositoryId: number) => Promise<{ token: string; expiresAt: string }> = () => Promise.reject(new Error("not wired"));
-  api = await startApi({
-    workers: 2,
-    tokens: { mint: (installationId, repositoryId) => mint(installationId, repositoryId), revoke: (token) => revokeRepositoryToken(standIn.url, token) },
-  });
-  const app = createGitHubApp({
-    appId: APP_ID,
-    privateKey: key.privateKey,
-    baseUrl: standIn.url,
-    redis: api.redis,
-    scrubber: api.scrubber,
-    logger: createLogger({ level: "silent", scrubber: api.scrubber }),
-  });
-  mint = (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
+  const started = await startMintingApi(
+    {
+      workers: 2,
+    },
+    { url: standIn.url, appId: APP_ID, privateKey: key.privateKey },
+  );
+  api = started.api;
+  const mint = started.mint;
   minter = mint;
   [alice = "", bob = ""] = api.workerCredentials;
   consumerConnection = createRedisConnection(api.redisUrl, { name: "test-consumer", blocking: true });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { reply, startModelStandIn, type ModelReply, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";
 import { runCli, type CliResult } from "../support/cli-runner.js";
-import { createReviewRepo, printingHelper } from "../support/review-repos.js";
+import { calcFinding, createReviewRepo, printingHelper } from "../support/review-repos.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
 const MODEL = "stand-in-coder";
@@ -18,18 +18,7 @@ const DOWN = (): ModelReply => reply.status(500, { errorMessage: `upstream explo
 const REVIEW_SCRIPT: readonly ModelReply[] = [
   reply.toolCall("submit_review", {
     summary: "The sum starts at one.",
-    findings: [
-      {
-        path: "src/calc.ts",
-        side: "RIGHT",
-        line: 2,
-        severity: "warning",
-        category: "bug",
-        title: "The sum starts at 1",
-        body: "Start at 0.",
-        anchorText: "let sum = 1;",
-      },
-    ],
+    findings: [calcFinding("warning")],
   }),
 ];
 

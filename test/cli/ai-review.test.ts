@@ -11,7 +11,7 @@ import {
   type ModelStandInRequest,
 } from "@reviewbot/llm/testing/model-stand-in";
 import { runCli, type CliResult } from "../support/cli-runner.js";
-import { createReviewRepo } from "../support/review-repos.js";
+import { calcFinding, createReviewRepo } from "../support/review-repos.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 
 const MODEL = "stand-in-coder";
@@ -58,16 +58,7 @@ const REVIEW_SCRIPT: readonly ModelReply[] = [
     // The endpoint holds the key and could write it back; a model could write escape sequences.
     summary: `The total starts at one. ${KEY} ${CONTROL} ${ESCAPES}`,
     findings: [
-      {
-        path: "src/calc.ts",
-        side: "RIGHT",
-        line: 2,
-        severity: "error",
-        category: "bug",
-        title: "The sum starts at 1",
-        body: "Start at 0.",
-        anchorText: "let sum = 1;",
-      },
+      calcFinding("error"),
       { path: "src/calc.ts", side: "RIGHT", line: 4, severity: "warning", category: "style", title: "Wrong anchor", body: "b", anchorText: "return total;" },
     ],
   }),

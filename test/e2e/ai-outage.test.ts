@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startModelStandIn, type ModelReply, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";
 import { reviewJobId } from "@reviewbot/queue/review-queue";
-import { helperEntry } from "../support/review-repos.js";
+import { calcFinding, helperEntry } from "../support/review-repos.js";
 import { INSTALLATION_ID, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunOf, checkRunsOf, waitForCheckRun, waitForCompletedCheckRun } from "./check-runs.js";
@@ -25,18 +25,7 @@ let up = false;
 const DOWN: ModelReply = reply.status(500, { errorMessage: `upstream exploded near ${MODEL_KEY}`, headers: { "retry-after-ms": "1" } });
 const REVIEW: ModelReply = reply.toolCall("submit_review", {
   summary: "The sum starts at one.",
-  findings: [
-    {
-      path: "src/calc.ts",
-      side: "RIGHT",
-      line: 2,
-      severity: "warning",
-      category: "bug",
-      title: "The sum starts at 1",
-      body: "Start at 0.",
-      anchorText: "let sum = 1;",
-    },
-  ],
+  findings: [calcFinding("warning")],
 });
 
 const fork = (tree: { write(path: string, text: string): void }): void => {

@@ -43,3 +43,20 @@ export function createReviewRepo(root: string, options: ReviewRepoOptions): Upst
   upstream.commitOn("fork", options.fork, "the PR");
   return upstream;
 }
+
+/**
+ * The model's finding on `src/calc.ts` as the AI tests' PRs change it (`let sum = 1;` on line 2):
+ * what a stand-in model submits through `submit_review`.
+ */
+export function calcFinding(severity: "error" | "warning"): Readonly<Record<string, unknown>> {
+  return {
+    path: "src/calc.ts",
+    side: "RIGHT",
+    line: 2,
+    severity,
+    category: "bug",
+    title: "The sum starts at 1",
+    body: "Start at 0.",
+    anchorText: "let sum = 1;",
+  };
+}

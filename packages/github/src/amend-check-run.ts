@@ -1,8 +1,8 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { ANNOTATION_BATCH_SIZE } from "./complete-check-run.js";
-import { checkRunStateKey, writeCheckRunState } from "./check-run-state.js";
+import { checkRunStateKey } from "./check-run-state.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
+import { annotationBatches, patchCheckRunBatches } from "./patch-check-run-batches.js";
 import type { RenderedCheckRun } from "./render-check-run.js";
 import type { CheckRunAnnotation } from "./render-annotations.js";
 
@@ -23,26 +23,8 @@ export async function amendCheckRun(
   const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
   const sent = new Set(earlier.map((annotation) => JSON.stringify(annotation)));
   const added = rendered.annotations.filter((annotation) => !sent.has(JSON.stringify(annotation)));
-  const batches: (typeof added)[] = [];
-  for (let start = 0; start < added.length; start += ANNOTATION_BATCH_SIZE) batches.push(added.slice(start, start + ANNOTATION_BATCH_SIZE));
-  if (batches.length === 0) batches.push([]);
+  const batches = annotationBatches(added);
   const resume = Math.min(Number((await target.redis.hget(key, "amended")) ?? 0) || 0, batches.length - 1);
-  const scrub = (text: string): string => deps.scrubber.scrub(text);
-  for (let index = resume; index < batches.length; index++) {
-    const last = index === batches.length - 1;
-    await target.octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
-      owner: target.owner,
-      repo: target.repo,
-      check_run_id: run.id,
-      output: {
-        title: scrub(rendered.title),
-        summary: scrub(rendered.summary),
-        ...(rendered.text === undefined ? {} : { text: scrub(rendered.text) }),
-        annotations: (batches[index] ?? []).map((a) => ({ ...a, message: scrub(a.message), title: scrub(a.title) })),
-      },
-      ...(last ? { status: "completed", conclusion: rendered.conclusion, completed_at: new Date().toISOString() } : {}),
-    });
-    await writeCheckRunState(target.redis, key, last ? { amended: index + 1, status: "completed" } : { amended: index + 1 });
-  }
+  await patchCheckRunBatches(target, deps.scrubber, { runId: run.id, stateKey: key, counter: "amended" }, rendered, batches, resume);
   deps.logger.info({ checkRunId: run.id, conclusion: rendered.conclusion, annotations: added.length }, "check run amended");
 }

@@ -1,11 +1,9 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { checkRunStateKey, readCheckRunState, writeCheckRunState } from "./check-run-state.js";
+import { ANNOTATION_BATCH_SIZE, annotationBatches, patchCheckRunBatches } from "./patch-check-run-batches.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
 import type { RenderedCheckRun } from "./render-check-run.js";
-
-/** GitHub takes at most 50 annotations per create/update request and appends across updates. */
-export const ANNOTATION_BATCH_SIZE = 50;
 
 /**
  * Completes the review job's check run with a rendered result, idempotently. The first PATCH carries
@@ -32,29 +30,9 @@ export async function completeCheckRun(
     await writeCheckRunState(target.redis, key, { status: "completed" });
     return;
   }
-  const batches: (typeof rendered.annotations)[] = [];
-  for (let start = 0; start < rendered.annotations.length; start += ANNOTATION_BATCH_SIZE) {
-    batches.push(rendered.annotations.slice(start, start + ANNOTATION_BATCH_SIZE));
-  }
-  if (batches.length === 0) batches.push([]);
+  const batches = annotationBatches(rendered.annotations);
   const onGitHub = Math.floor((current.output?.annotations_count ?? 0) / ANNOTATION_BATCH_SIZE);
   const resume = Math.min(Math.max((await readCheckRunState(target.redis, key)).batches, onGitHub), batches.length - 1);
-  const scrub = (text: string): string => deps.scrubber.scrub(text);
-  for (let index = resume; index < batches.length; index++) {
-    const last = index === batches.length - 1;
-    await target.octokit.request("PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}", {
-      owner: target.owner,
-      repo: target.repo,
-      check_run_id: run.id,
-      output: {
-        title: scrub(rendered.title),
-        summary: scrub(rendered.summary),
-        ...(rendered.text === undefined ? {} : { text: scrub(rendered.text) }),
-        annotations: (batches[index] ?? []).map((a) => ({ ...a, message: scrub(a.message), title: scrub(a.title) })),
-      },
-      ...(last ? { status: "completed", conclusion: rendered.conclusion, completed_at: new Date().toISOString() } : {}),
-    });
-    await writeCheckRunState(target.redis, key, last ? { batches: index + 1, status: "completed" } : { batches: index + 1 });
-  }
+  await patchCheckRunBatches(target, deps.scrubber, { runId: run.id, stateKey: key, counter: "batches" }, rendered, batches, resume);
   deps.logger.info({ checkRunId: run.id, conclusion: rendered.conclusion, batches: batches.length - resume }, "check run completed");
 }
