@@ -105,14 +105,18 @@ describe("parseRdjson under hostile output", () => {
     expect(parse(`\ufeff${readFixture(name)}`, context)).toEqual(parse(readFixture(name), context));
   });
 
+  // One rdjson document is parsed whole, so all of it is alive at once and the collector marks a
+  // heap four times as large: measured 6.4–7.0 on an idle two-core machine from starting sizes of
+  // 62,500 to 1,000,000 characters (8.7 beside other suites), where the line-by-line rdjsonl reads
+  // 4.8–5.2. Quadratic work reads 16 either way, which the looser bound still refuses.
   it.each([
-    ["hostile rdjsonl", hostile, "rdjsonl", 250_000],
-    ["benign rdjsonl", benign, "rdjsonl", 500_000],
-    ["hostile rdjson", (size: number) => `{"diagnostics":[${hostile(size).replaceAll("\n", ",")}]}`, "rdjson", 250_000],
+    ["hostile rdjsonl", hostile, "rdjsonl", 250_000, 6],
+    ["benign rdjsonl", benign, "rdjsonl", 500_000, 6],
+    ["hostile rdjson", (size: number) => `{"diagnostics":[${hostile(size).replaceAll("\n", ",")}]}`, "rdjson", 250_000, 10],
   ] as const)(
-    "reads %s output in linear time (4× the input, at most 6× the time)",
-    (_name, make, format, size) => {
-      expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(6);
+    "reads %s output in linear time (4× the input, at most %d× the time)",
+    (_name, make, format, size, bound) => {
+      expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(bound);
     },
     20_000,
   );
