@@ -109,11 +109,7 @@ describe("parseRdjson under hostile output", () => {
     ["hostile rdjsonl", KEPT_LONG_PATHS_GROWTH_BOUND, hostile, "rdjsonl", 250_000],
     ["benign rdjsonl", 6, benign, "rdjsonl", 500_000],
     ["hostile rdjson", KEPT_LONG_PATHS_GROWTH_BOUND, (size: number) => `{"diagnostics":[${hostile(size).replaceAll("\n", ",")}]}`, "rdjson", 250_000],
-  ] as const)(
-    "reads %s output in linear time (4× the input, at most %s× the time)",
-    (_name, bound, make, format, size) => {
-      expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(bound);
-    },
-    20_000,
-  );
+  ] as const)("reads %s output in linear time (4× the input, at most %s× the time)", (_name, bound, make, format, size) => {
+    expect(growthRatio((output) => readOutput(format, output), make, size)).toBeLessThanOrEqual(bound);
+  });
 });

@@ -70,11 +70,7 @@ describe("parseRuffJson under hostile output", () => {
   it.each([
     ["hostile", KEPT_LONG_PATHS_GROWTH_BOUND, hostile, 250_000],
     ["benign", 6, benign, 500_000],
-  ])(
-    "reads %s output in linear time (4× the input, at most %s× the time)",
-    (_name, bound, make, size) => {
-      expect(growthRatio((output) => readOutput("ruff-json", output), make, size)).toBeLessThanOrEqual(bound);
-    },
-    20_000,
-  );
+  ])("reads %s output in linear time (4× the input, at most %s× the time)", (_name, bound, make, size) => {
+    expect(growthRatio((output) => readOutput("ruff-json", output), make, size)).toBeLessThanOrEqual(bound);
+  });
 });
