@@ -106,8 +106,14 @@ describe.each<ModelProtocol>(["openai", "anthropic"])("reviewbot review with a m
     expect(result.status, result.stderr).toBe(1);
     const ai = aiOf(result);
     expect(Object.keys(ai)).toEqual(["status", "model", "since", "summary", "findings", "unplaced", "usage", "coverage", "note"]);
-    // The CLI reviews the whole PR: there is no earlier review to start from.
-    expect(ai).toMatchObject({ status: "done", model: MODEL, since: null, note: null });
+    // The CLI reviews the whole PR: there is no earlier review to start from. The lockfile the PR
+    // changes was left out, so the review is partial, and says so.
+    expect(ai).toMatchObject({
+      status: "partial",
+      model: MODEL,
+      since: null,
+      note: "the model did not read 1 of the changed files or hunks (listed as skipped)",
+    });
     // The optional fields the model left out are absent, not null.
     expect(ai.findings).toEqual([
       { path: "src/calc.ts", line: 2, side: "RIGHT", severity: "error", category: "bug", title: "The sum starts at 1", body: "Start at 0." },
@@ -174,7 +180,7 @@ describe("reviewbot review with a model: SARIF and text", () => {
     model.script(REVIEW_SCRIPT);
     const { result } = await review("text", llmEnv("openai"));
     expect(result.status, result.stderr).toBe(1);
-    expect(result.stdout).toMatch(/^AI review \(stand-in-coder\): 1 comment\(s\); reviewed 2 of 3 file\(s\)$/m);
+    expect(result.stdout).toMatch(/^AI review \(stand-in-coder\): 1 comment\(s\); reviewed 2 of 3 file\(s\) \[partial\]$/m);
     expect(result.stdout).toMatch(/^ {2}The total starts at one\. \[REDACTED\] not-a-secret-/m);
     expect(result.stdout).toMatch(/^src\/calc\.ts\n {2}2 +error +The sum starts at 1 \[ai\/bug\]\n +Start at 0\.$/m);
     expect(result.stdout).toContain("not placed: src/calc.ts:4 Wrong anchor (anchorText does not match line 4)");
