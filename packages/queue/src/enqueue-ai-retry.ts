@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { MAX_AI_ATTEMPTS, ReviewJob } from "@reviewbot/contracts/review-job";
 import { joinShare } from "./fair-share.js";
+import { openLiveJob } from "./live-job-record.js";
 import type { QueueSeal } from "./queue-seal.js";
 import { recordLatestHead } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
@@ -10,8 +11,8 @@ import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
  * Enqueues, after `delayMs`, a retry of the AI review alone (`mode: ai-only`, attempt `attempt`)
  * of the review `review` (the api's sealed job of the whole review). The retry is recorded as the
  * PR's live job, so a newer push removes it while it waits and cancels it while it runs, like any
- * review job; a PR whose head moved on meanwhile gets no retry (null). Sealed like every job
- * the api writes; its id is deterministic, so scheduling the same attempt twice is one job.
+ * review job; a PR whose head moved on meanwhile gets no retry (null). Sealed and recorded as
+ * live like every job the api writes ({@link openLiveJob}); its id is deterministic, so scheduling the same attempt twice is one job.
  */
 export async function enqueueAiRetry(queue: Queue, redis: Redis, seal: QueueSeal, review: ReviewJob, attempt: number, delayMs: number): Promise<string | null> {
   if (attempt < 1 || attempt > MAX_AI_ATTEMPTS) throw new RangeError(`AI retry attempt ${attempt} is outside 1..${MAX_AI_ATTEMPTS}`);
@@ -19,6 +20,7 @@ export async function enqueueAiRetry(queue: Queue, redis: Redis, seal: QueueSeal
   const jobId = reviewJobId(job);
   const head = await recordLatestHead(redis, job, jobId);
   if (head.kind === "stale") return null;
+  await openLiveJob(redis, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, delay: delayMs });
   await joinShare(redis, job.installationId, jobId);
   return jobId;
