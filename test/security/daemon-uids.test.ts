@@ -80,7 +80,11 @@ describe.each(CONTAINER_ENGINES)("workers sharing a rootful $name daemon through
       // Negative control: with the squatter gone and the run's container removed (in the
       // background, after the result), both uids serve again, one run each in flight.
       await squatter.remove({ force: true });
-      await untilNoContainers(daemon.docker, 30_000);
+      await untilNoContainers(
+        daemon.docker,
+        30_000,
+        [0, 1].map((i) => `reviewbot-uid-${String(range.first + i)}`),
+      );
       const again = await Promise.all(
         [0, 1].map((i) => holdHelper(`${name} (two uids)`, worker.engine, daemon.worktree, `again-${String(i)}-${randomUUID()}`)),
       );
