@@ -91,7 +91,9 @@ beforeAll(async () => {
   publisher = startPublisher({
     sink: createLocalSink(dir),
     resolve: null,
+    commands: null,
     reviews: api.reviews,
+    tasks: api.github,
     redis: api.redis,
     seal: SEAL,
     blockingConnection: blocking,

@@ -2,20 +2,43 @@ import { z } from "zod";
 import { ErrorCode } from "@reviewbot/core/errors";
 import { CommitSha } from "./commit-sha.js";
 import { MAX_WITNESSED_DIFFS, WitnessDigest } from "./model-witness.js";
+import { PrCommandName } from "./pr-command.js";
 import { PublishedReport } from "./published-report.js";
 import { ReviewJob } from "./review-job.js";
 import { MAX_ANSWER_CHARS } from "./worker-protocol.js";
 
-/** A PR the API knows only by number (an `/review` comment): the publisher looks up its SHAs. */
-const ResolveTask = z.strictObject({
-  kind: z.literal("resolve"),
+const pullRef = {
   installationId: ReviewJob.shape.installationId,
   repositoryId: ReviewJob.shape.repositoryId,
   repository: ReviewJob.shape.repository,
   pullNumber: ReviewJob.shape.pullNumber,
   deliveryId: ReviewJob.shape.deliveryId,
+};
+
+/** A PR the API knows only by number (an `/review` comment): the publisher looks up its SHAs. */
+const ResolveTask = z.strictObject({
+  kind: z.literal("resolve"),
+  ...pullRef,
   trigger: ReviewJob.shape.trigger,
 });
+
+/**
+ * A trusted person's command (packages/contracts/src/pr-command.ts) in a comment on the PR
+ * (`issue`) or a reply in one of our review threads (`thread`, whose first comment is `threadId`):
+ * the publisher reacts to the comment and carries the command out.
+ */
+const CommandTask = z.strictObject({
+  kind: z.literal("command"),
+  ...pullRef,
+  command: PrCommandName,
+  comment: z.discriminatedUnion("on", [
+    z.strictObject({ on: z.literal("issue"), id: ReviewJob.shape.pullNumber }),
+    z.strictObject({ on: z.literal("thread"), id: ReviewJob.shape.pullNumber, threadId: ReviewJob.shape.pullNumber }),
+  ]),
+});
+
+/** The PR's summary comment rendered again from what the api stored (the `summary` command). */
+const SummaryTask = z.strictObject({ kind: z.literal("summary"), ...pullRef });
 
 const reviewRef = { reviewJobId: z.string().min(1).max(300), review: ReviewJob };
 
@@ -64,9 +87,20 @@ const FailedTask = z.strictObject({
  * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
  * these, sealed by the queue; workers reach the publisher through the api's report route.
  */
-export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask, AiRetriedTask]);
+export const GitHubTask = z.discriminatedUnion("kind", [
+  ResolveTask,
+  StartedTask,
+  CompletedTask,
+  FailedTask,
+  AnswerTask,
+  AiRetriedTask,
+  CommandTask,
+  SummaryTask,
+]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
 export type AnswerTask = z.infer<typeof AnswerTask>;
 export type AiRetriedTask = z.infer<typeof AiRetriedTask>;
+export type CommandTask = z.infer<typeof CommandTask>;
+export type SummaryTask = z.infer<typeof SummaryTask>;

@@ -66,6 +66,12 @@ export const ReviewJob = z.strictObject({
    * and no helper runs; the api merges its AI review into the review it already published.
    */
   mode: z.enum(["review", "ai-only"]).optional(),
+  /**
+   * Where the AI review starts, set by a command: `last-review` (the `review` command) from the
+   * api's record of the PR's last review, `whole` (`full review`) the whole PR, whatever was
+   * reviewed. Absent: a push's review starts from the last review, any other trigger reviews whole.
+   */
+  since: z.enum(["last-review", "whole"]).optional(),
   /** Which retry of the AI review an `ai-only` job is (from 1). */
   aiAttempt: z.int().min(1).max(MAX_AI_ATTEMPTS).optional(),
 });

@@ -30,31 +30,47 @@ export function isOurAuthor(identity: AppIdentity, author: ListedAuthor | null |
 }
 
 /**
- * Reads who we post as, once per api process: the App's slug from `GET /app` (App JWT; the App
- * must be the one our key signs for), then its bot user `<slug>[bot]` from `GET /users/{login}`
- * (through an installation's client: the endpoint takes no App JWT). A failed look-up is not kept,
- * so the next publication asks again. A wrong answer is `GITHUB_API_FAILED`.
+ * Reads our App's slug from `GET /app` (App JWT; the App must be the one our key signs for), once
+ * per api process: commands are `@<slug> …`, and our bot user is `<slug>[bot]`. A failed look-up is
+ * not kept, so the next caller asks again. A wrong answer is `GITHUB_API_FAILED`.
  */
-export function appIdentityOf(app: GitHubApp, appId: number): (installation: Octokit) => Promise<AppIdentity> {
-  let known: Promise<AppIdentity> | null = null;
-  const lookUp = async (installation: Octokit): Promise<AppIdentity> => {
+export function appSlugOf(app: GitHubApp, appId: number): () => Promise<string> {
+  return onceUntilFailure(async () => {
+    const { data } = await app.octokit.request("GET /app");
     const details = { appId };
-    const { data: appData } = await app.octokit.request("GET /app");
-    const ours = parseOrThrow(AuthenticatedApp, appData, "GITHUB_API_FAILED", {
+    const ours = parseOrThrow(AuthenticatedApp, data, "GITHUB_API_FAILED", {
       message: (p) => `GitHub's answer to GET /app has the wrong shape at ${p}`,
       details,
     });
     if (ours.id !== appId) throw new AppError("GITHUB_API_FAILED", `GET /app names App ${String(ours.id)}, not the App our key signs for`, { details });
-    const login = `${ours.slug}[bot]`;
+    return ours.slug;
+  });
+}
+
+/**
+ * Reads who we post as, once per api process: the App's slug ({@link appSlugOf}), then its bot
+ * user `<slug>[bot]` from `GET /users/{login}` (through an installation's client: the endpoint
+ * takes no App JWT). A failed look-up is not kept, so the next publication asks again. A wrong
+ * answer is `GITHUB_API_FAILED`.
+ */
+export function appIdentityOf(app: GitHubApp, appId: number): (installation: Octokit) => Promise<AppIdentity> {
+  const slugOf = appSlugOf(app, appId);
+  return onceUntilFailure(async (installation: Octokit): Promise<AppIdentity> => {
+    const login = `${await slugOf()}[bot]`;
     const { data: userData } = await installation.request("GET /users/{username}", { username: login });
     const bot = parseOrThrow(BotUser, userData, "GITHUB_API_FAILED", {
       message: (p) => `GitHub's answer to GET /users/${login} has the wrong shape at ${p}`,
-      details,
+      details: { appId },
     });
     return { login: bot.login, userId: bot.id };
-  };
-  return (installation) => {
-    known ??= lookUp(installation).catch((error: unknown) => {
+  });
+}
+
+/** `lookUp`'s first answer, shared by every later call; a failure is forgotten, so the next call asks again. */
+function onceUntilFailure<A extends unknown[], T>(lookUp: (...args: A) => Promise<T>): (...args: A) => Promise<T> {
+  let known: Promise<T> | null = null;
+  return (...args) => {
+    known ??= lookUp(...args).catch((error: unknown) => {
       known = null;
       throw error;
     });

@@ -3,7 +3,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { z } from "zod";
-import { ReviewThread, threadVerdict } from "./thread-verdict.js";
+import { ReviewThread, threadVerdict, type ThreadSweepKind } from "./thread-verdict.js";
 
 export interface ThreadsOfPull {
   readonly owner: string;
@@ -57,7 +57,8 @@ const ResolvedThread = z.object({
 /**
  * Resolves the review threads a later push left behind: each thread that starts with a
  * comment of ours (`isOurs`, from the ids we posted), that GitHub reports outdated, that is still
- * open and that nobody replied to. Replied threads stay open. Idempotent: resolved threads are
+ * open and that nobody replied to. Replied threads stay open. With `which: "open"` (the `resolve`
+ * command), every open thread of ours, current or answered. Idempotent: resolved threads are
  * skipped, and resolving one twice is harmless. Reads at most {@link MAX_PAGES} pages of threads.
  * GraphQL errors (HTTP 200 with `errors`), HTTP failures and answers of the wrong shape are
  * `GITHUB_API_FAILED`, naming GitHub's messages or the first field that did not match.
@@ -67,6 +68,7 @@ export async function resolveOutdatedThreads(
   pull: ThreadsOfPull,
   isOurs: (commentDatabaseId: number) => boolean,
   logger: Logger,
+  which: ThreadSweepKind = "outdated",
 ): Promise<ThreadSweep> {
   const details = { repository: `${pull.owner}/${pull.repo}`, pullNumber: pull.pullNumber };
   const toResolve: string[] = [];
@@ -76,7 +78,7 @@ export async function resolveOutdatedThreads(
     const answer = await ask(octokit, THREADS_QUERY, { owner: pull.owner, name: pull.repo, number: pull.pullNumber, cursor }, "review-thread query", details);
     const { pageInfo, nodes } = checked(ThreadsPage, answer, "review-thread query", details).repository.pullRequest.reviewThreads;
     for (const thread of nodes) {
-      const verdict = threadVerdict(thread, isOurs);
+      const verdict = threadVerdict(thread, isOurs, which);
       if (verdict === "resolve") toResolve.push(thread.id);
       if (verdict === "keep") kept++;
     }
@@ -89,7 +91,7 @@ export async function resolveOutdatedThreads(
     const answer = await ask(octokit, RESOLVE_MUTATION, { id }, "resolveReviewThread mutation", { ...details, threadId: id });
     checked(ResolvedThread, answer, "resolveReviewThread mutation", { ...details, threadId: id });
   }
-  if (toResolve.length > 0) logger.info({ ...details, resolved: toResolve.length, kept }, "outdated review threads resolved");
+  if (toResolve.length > 0) logger.info({ ...details, which, resolved: toResolve.length, kept }, "review threads resolved");
   return { resolved: toResolve.length, kept };
 }
 

@@ -27,4 +27,13 @@ describe("threadVerdict", () => {
   ] as const)("%s → %s", (_name, patch, expected) => {
     expect(threadVerdict(thread(patch), isOurs)).toBe(expected);
   });
+
+  it.each([
+    ["ours, current, with a reply", { isOutdated: false, totalCount: 3 }, "resolve"],
+    ["ours, outdated, unanswered", {}, "resolve"],
+    ["ours, already resolved", { isResolved: true }, "skip"],
+    ["someone else's, open", { first: 8, isOutdated: false }, "skip"],
+  ] as const)("for the resolve command: %s → %s", (_name, patch, expected) => {
+    expect(threadVerdict(thread(patch), isOurs, "open")).toBe(expected);
+  });
 });

@@ -15,11 +15,12 @@ export const GITHUB_TASK_OPTIONS: DefaultJobOptions = Object.freeze({
 });
 
 /**
- * One id per task: `resolve.<deliveryId>`, or `<kind>.<reviewJobId>`, so a retried or stalled
+ * One id per task: `<kind>.<deliveryId>` for a delivery's task (`resolve`, `command`, `summary`),
+ * or `<kind>.<reviewJobId>` for a review's, so a retried or stalled
  * review (or a redelivered comment) enqueues each task once. BullMQ ids must not contain `:`.
  */
 export function githubTaskId(task: GitHubTask): string {
-  return task.kind === "resolve" ? `resolve.${task.deliveryId}` : `${task.kind}.${task.reviewJobId}`;
+  return "reviewJobId" in task ? `${task.kind}.${task.reviewJobId}` : `${task.kind}.${task.deliveryId}`;
 }
 
 /** Hands a task to the publisher, validated and sealed where it is written; returns its job id. */

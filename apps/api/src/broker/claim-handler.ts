@@ -102,12 +102,13 @@ async function mintToken(
 
 /**
  * The api's own record of its last completed AI review of the job's PR (never the worker's word
- * or a comment's), for a push's review: a command or a re-run asks for a full review. It comes
+ * or a comment's), for a push's review or the `review` command (the job's `since`): `/review`, `full
+ * review` or a re-run asks for a full review. It comes
  * with the broker's witness of the reviews it rests on: the worker starts from it only when that
  * shows the model saw every patch they covered.
  */
 async function previousReview(deps: ClaimDeps, job: ReviewJob): Promise<ClaimResponse["previous"]> {
-  if (job.trigger !== "pull_request") return null;
+  if ((job.since ?? (job.trigger === "pull_request" ? "last-review" : "whole")) === "whole") return null;
   const memory = await readReviewMemory(deps.redis, job.repositoryId, job.pullNumber);
   return memory.reviewedHead === null ? null : { headSha: memory.reviewedHead, findings: memory.ai.map((entry) => entry.finding), witness: memory.witness };
 }

@@ -1,12 +1,14 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
-import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { GitHubTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { isSuperseded, latestHead } from "@reviewbot/queue/pull-request-state";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
+import type { CommandActions } from "@reviewbot/github/create-command-actions";
+import { handleCommand } from "./handle-command.js";
+import { reviewResolved } from "./review-resolved.js";
 
 /** Looks a PR up by number (packages/github resolvePullRequest); null: nothing to review. */
 export type PullRequestResolver = (task: ResolveTask) => Promise<ReviewJob | null>;
@@ -16,6 +18,10 @@ export interface GitHubTaskDeps {
   /** Null without a GitHub App (local sink): a resolve task then cannot be served. */
   readonly resolve: PullRequestResolver | null;
   readonly reviews: Queue;
+  /** The publisher's own queue, for the tasks a command hands on (`summary`). */
+  readonly tasks: Queue;
+  /** Null without a GitHub App (local sink): a command cannot be carried out. */
+  readonly commands: CommandActions | null;
   readonly redis: Redis;
   readonly seal: QueueSeal;
 }
@@ -28,29 +34,12 @@ export type TaskOutcome = "done" | "skipped";
  * share, like a webhook's); `started`, `completed` and `failed` go to the sink. A completed review
  * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
  * shown as the PR's current result. An `ai-retried` task updates the review's check run with the
- * retried AI review, unless the PR has a newer head.
+ * retried AI review, unless the PR has a newer head. A `command` is a trusted person's (handleCommand).
  */
 export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
   switch (task.kind) {
-    case "resolve": {
-      if (deps.resolve === null) {
-        logger.warn("resolve task without a GitHub App: skipped");
-        return "skipped";
-      }
-      const job = await deps.resolve(task);
-      if (job === null) {
-        logger.info("pull request is closed, a draft or gone: not reviewed");
-        return "skipped";
-      }
-      const outcome = await enqueueReview(deps.reviews, deps.redis, deps.seal, job);
-      if (outcome.stale !== null) {
-        // A newer head is already recorded for the PR: nothing was enqueued.
-        logger.info({ headSha: job.headSha, recordedHead: outcome.stale.recordedHead }, "resolved head is older than the recorded one: not enqueued");
-        return "skipped";
-      }
-      logger.info({ jobId: outcome.jobId, headSha: job.headSha, removed: outcome.removed, cancelled: outcome.cancelled }, "resolved review enqueued");
-      return "done";
-    }
+    case "resolve":
+      return reviewResolved(task, deps, logger);
     case "started":
       await deps.sink.started(task);
       return "done";
@@ -79,5 +68,11 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       }
       await deps.sink.aiRetried(task);
       return "done";
+    case "command":
+      return handleCommand(task, deps, logger);
+    case "summary":
+      // The summary comment's renderer is not in this build yet (issue 23, part 1): nothing to refresh.
+      logger.info("summary refresh not available");
+      return "skipped";
   }
 }

@@ -33,9 +33,9 @@ export function startPublisher(options: PublisherOptions): Worker {
         // Only tasks the api sealed: workers share Redis, and without ACLs could write this queue.
         const task = openGitHubTask(options.seal, job.id ?? "", job.data);
         const taskLog = log.child(
-          task.kind === "resolve"
-            ? { repo: task.repository, pr: task.pullNumber }
-            : { jobId: task.reviewJobId, repo: task.review.repository, pr: task.review.pullNumber, headSha: task.review.headSha },
+          "review" in task
+            ? { jobId: task.reviewJobId, repo: task.review.repository, pr: task.review.pullNumber, headSha: task.review.headSha }
+            : { repo: task.repository, pr: task.pullNumber },
         );
         const outcome = await handleGitHubTask(task, options, taskLog);
         metrics.publisherTasks.inc({ kind: task.kind, outcome });
@@ -56,7 +56,7 @@ export function startPublisher(options: PublisherOptions): Worker {
   return worker;
 }
 
-const KINDS = new Set(["resolve", "started", "completed", "failed"]);
+const KINDS = new Set(["resolve", "started", "completed", "failed", "command", "summary"]);
 
 // The kind of an unparsed task is the sender's word: only known kinds become metric labels.
 function labelFor(kind: string): string {

@@ -48,7 +48,9 @@ export interface ApiDeps {
     /** A body's deadline (default {@link DEFAULT_WEBHOOK_BODY_DEADLINE_MS}) and minimum rate (default {@link DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND}). */
     readonly bodyDeadlineMs?: number;
     readonly minBytesPerSecond?: number;
-    readonly filter: DeliveryFilter;
+    readonly filter: Omit<DeliveryFilter, "appSlug">;
+    /** Our App's slug, for commands (asked of GitHub once); absent or null: only the review command. */
+    readonly appSlug?: (() => Promise<string>) | null;
     readonly enqueueDeadlineMs?: number;
   };
   readonly queues: { readonly reviews: Queue; readonly github: Queue };
@@ -100,6 +102,7 @@ export function createApiApp(deps: ApiDeps): Express {
       ...webhook,
       maxConcurrentReads: webhook.maxConcurrentReads ?? DEFAULT_WEBHOOK_CONCURRENT_READS,
       readsPerSource: webhook.readsPerSource ?? DEFAULT_WEBHOOK_READS_PER_SOURCE,
+      appSlug: webhook.appSlug ?? null,
       pace: {
         deadlineMs: bodyDeadlineMs ?? DEFAULT_WEBHOOK_BODY_DEADLINE_MS,
         minBytesPerSecond: minBytesPerSecond ?? DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,

@@ -4,10 +4,10 @@ import type { ApiConfig } from "../api-config.js";
 import { createApiApp, type ApiDeps } from "../routes/create-api-app.js";
 
 /** Everything but what the operator's settings say: the parts main built. */
-export type HttpAppParts = Omit<ApiDeps, "webhook" | "dashboard">;
+export type HttpAppParts = Omit<ApiDeps, "webhook" | "dashboard"> & { readonly appSlug: (() => Promise<string>) | null };
 
 /** The api's HTTP app from the operator's settings: the webhook's limits and filter, the dashboard's credentials. */
-export function buildHttpApp(config: ApiConfig, parts: HttpAppParts): Express {
+export function buildHttpApp(config: ApiConfig, { appSlug, ...parts }: HttpAppParts): Express {
   return createApiApp({
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
@@ -16,6 +16,7 @@ export function buildHttpApp(config: ApiConfig, parts: HttpAppParts): Express {
       readsPerSource: config.REVIEWBOT_WEBHOOK_READS_PER_SOURCE,
       bodyDeadlineMs: config.REVIEWBOT_WEBHOOK_BODY_DEADLINE_MS,
       minBytesPerSecond: config.REVIEWBOT_WEBHOOK_MIN_BYTES_PER_SECOND,
+      appSlug,
       filter: {
         botLogins: config.REVIEWBOT_BOT_LOGINS,
         reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,

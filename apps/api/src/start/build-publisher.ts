@@ -1,6 +1,7 @@
 import type { Queue, Worker } from "bullmq";
 import type { Logger } from "@reviewbot/core/logger";
 import type { GitHubApp } from "@reviewbot/github/create-github-app";
+import { createCommandActions } from "@reviewbot/github/create-command-actions";
 import { resolvePullRequest } from "@reviewbot/github/resolve-pull-request";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
@@ -14,6 +15,9 @@ export interface PublisherParts {
   readonly app: GitHubApp | null;
   readonly sink: ReviewSink;
   readonly reviews: Queue;
+  readonly github: Queue;
+  /** The App's id, with `app`. */
+  readonly appId: number | null;
   readonly redis: ApiRedis;
   readonly seal: QueueSeal;
   readonly metrics: ApiMetrics;
@@ -22,8 +26,9 @@ export interface PublisherParts {
 
 /** Starts the publisher on the GitHub queue, on its own blocking connection. */
 export function buildPublisher(parts: PublisherParts): Worker {
-  const { app, sink, reviews, redis, seal, metrics, logger } = parts;
+  const { app, appId, sink, reviews, github, redis, seal, metrics, logger } = parts;
   const resolve: PullRequestResolver | null =
     app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
-  return startPublisher({ sink, resolve, reviews, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
+  const commands = app === null || appId === null ? null : createCommandActions({ app, appId, redis: redis.api });
+  return startPublisher({ sink, resolve, commands, reviews, tasks: github, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
 }

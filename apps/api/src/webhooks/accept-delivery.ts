@@ -3,7 +3,8 @@ import type { Redis } from "ioredis";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import { enqueueAnswer } from "@reviewbot/queue/enqueue-answer";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
-import type { ResolveTask } from "@reviewbot/contracts/github-task";
+import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
+import { isPaused } from "@reviewbot/queue/pause-state";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
@@ -23,19 +24,22 @@ export interface DeliveryQueues {
  * `accepted`: enqueued (a review, or a resolve task when only GitHub can tell the PR's head);
  * `duplicate`: this delivery id was accepted before; `replayed`: its signed body came before under
  * another delivery id; `stale`: its head is older than the PR's recorded head, nothing enqueued;
- * `not_ours`: a reply in a thread that no comment of ours opened, nothing enqueued.
+ * `not_ours`: a reply in a thread that no comment of ours opened, nothing enqueued; `paused`: a
+ * push to a PR the `pause` command paused, nothing enqueued.
  */
 export type Accepted =
   | { readonly status: "accepted"; readonly jobId: string; readonly removed: string | null; readonly cancelled: string | null }
   | { readonly status: "duplicate"; readonly jobId: string | null }
   | { readonly status: "replayed" }
   | { readonly status: "stale"; readonly recordedHead: string }
-  | { readonly status: "not_ours" };
+  | { readonly status: "not_ours" }
+  | { readonly status: "paused" };
 
 type Work =
   | { readonly kind: "review"; readonly job: ReviewJob }
   | { readonly kind: "resolve"; readonly task: ResolveTask }
-  | { readonly kind: "answer"; readonly job: ReviewJob };
+  | { readonly kind: "answer"; readonly job: ReviewJob }
+  | { readonly kind: "command"; readonly task: CommandTask };
 
 /**
  * Accepts a delivery exactly once: a delivery id in the ledger is a duplicate, a body in the ledger
@@ -45,7 +49,7 @@ type Work =
  * QUEUE_UNAVAILABLE, and the delivery counts as not accepted, so GitHub can redeliver it.
  */
 export async function acceptDelivery(queues: DeliveryQueues, work: Work, bodyDigest: string, deadlineMs: number): Promise<Accepted> {
-  const deliveryId = work.kind === "resolve" ? work.task.deliveryId : work.job.deliveryId;
+  const deliveryId = work.kind === "resolve" || work.kind === "command" ? work.task.deliveryId : work.job.deliveryId;
   return withDeadline(accept(queues, work, deliveryId, bodyDigest), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
 }
 
@@ -54,6 +58,11 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   if (claim === "duplicate") return { status: "duplicate", jobId: null };
   if (claim === "replayed") return { status: "replayed" };
   if (work.kind === "answer") return answer(queues, work.job);
+  if (work.kind === "command") return command(queues, work.task);
+  // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"); commands and re-runs still are.
+  if (work.kind === "review" && work.job.trigger === "pull_request" && (await isPaused(queues.redis, work.job.repositoryId, work.job.pullNumber))) {
+    return (await recordDelivery(queues.redis, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
+  }
   const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.seal, work.job) : await resolve(queues, work.task);
   if (outcome.stale !== null && !outcome.stale.tie) {
     const first = await recordDelivery(queues.redis, deliveryId, "stale");
@@ -82,11 +91,27 @@ async function answer(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted>
   return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
 }
 
+/**
+ * A command goes to the publisher, which reacts and carries it out; one given in a review thread
+ * counts only in a thread one of our comments opened (by the api's record, as for an answer).
+ */
+async function command(queues: DeliveryQueues, task: CommandTask): Promise<Accepted> {
+  if (task.comment.on === "thread") {
+    const memory = await readReviewMemory(queues.redis, task.repositoryId, task.pullNumber);
+    if (!memory.comments.includes(task.comment.threadId)) {
+      return (await recordDelivery(queues.redis, task.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+    }
+  }
+  const jobId = await enqueueGitHubTask(queues.github, queues.seal, task);
+  const first = await recordDelivery(queues.redis, task.deliveryId, jobId);
+  return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
+}
+
 async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {
   return { jobId: await enqueueGitHubTask(queues.github, queues.seal, task), removed: null, cancelled: null, stale: null };
 }
 
-function resolveTaskOf(work: Exclude<Work, { kind: "answer" }>): ResolveTask {
+function resolveTaskOf(work: Exclude<Work, { kind: "answer" | "command" }>): ResolveTask {
   if (work.kind === "resolve") return work.task;
   const { installationId, repositoryId, repository, pullNumber, deliveryId, trigger } = work.job;
   return { kind: "resolve", installationId, repositoryId, repository, pullNumber, deliveryId, trigger };

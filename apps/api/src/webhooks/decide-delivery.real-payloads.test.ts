@@ -8,6 +8,7 @@ const read = (file: string): unknown => JSON.parse(readFileSync(new URL(`./fixtu
 const filter: DeliveryFilter = {
   botLogins: [],
   reviewCommand: "/review",
+  appSlug: "reviewbot",
   checkRunName: "reviewbot",
   appId: 42,
   pullRequestActions: PULL_REQUEST_ACTIONS,

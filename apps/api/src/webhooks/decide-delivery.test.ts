@@ -7,6 +7,7 @@ const DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
 const filter: DeliveryFilter = {
   botLogins: ["renovate-bot"],
   reviewCommand: "/review",
+  appSlug: "reviewbot",
   checkRunName: "reviewbot",
   appId: 42,
   pullRequestActions: PULL_REQUEST_ACTIONS,
@@ -38,7 +39,7 @@ function comment(body: string | null, association = "MEMBER", extra: Record<stri
     ...envelope,
     action: "created",
     issue: { number: 5, state: "open", pull_request: { url: "x" } },
-    comment: { body, author_association: association, user: { login: "alice", type: "User" } },
+    comment: { id: 903, body, author_association: association, user: { login: "alice", type: "User" } },
     ...extra,
   };
 }
@@ -96,7 +97,7 @@ describe("decideDelivery", () => {
     [
       "the command from a Bot",
       "issue_comment",
-      comment("/review", "MEMBER", { comment: { body: "/review", author_association: "MEMBER", user: { login: "x[bot]", type: "Bot" } } }),
+      comment("/review", "MEMBER", { comment: { id: 903, body: "/review", author_association: "MEMBER", user: { login: "x[bot]", type: "Bot" } } }),
       "ignore:bot_author",
     ],
     ["a comment on an issue", "issue_comment", comment("/review", "MEMBER", { issue: { number: 5, state: "open" } }), "ignore:not_a_pull_request"],
@@ -221,11 +222,63 @@ describe("decideDelivery", () => {
     [
       "a comment without an association",
       "issue_comment",
-      { ...(comment("/review") as object), comment: { body: "/review", user: { login: "a", type: "User" } } },
+      { ...(comment("/review") as object), comment: { id: 903, body: "/review", user: { login: "a", type: "User" } } },
       "comment.author_association",
     ],
     ["a non-object payload", "pull_request", [], "(root)"],
   ])("rejects %s as WEBHOOK_MALFORMED naming the field", (_name, event, payload, field) => {
     expect(() => decideDelivery(event, DELIVERY, payload, filter)).toThrow(expect.objectContaining({ code: "WEBHOOK_MALFORMED", details: { field } }));
+  });
+
+  describe("commands `@<slug> <command>`", () => {
+    const task = (command: string, comment: Record<string, unknown>) => ({
+      kind: "command",
+      task: { kind: "command", installationId: 7, repositoryId: 100, repository: "octo/hello", pullNumber: 5, deliveryId: DELIVERY, command, comment },
+    });
+    const byBot = (body: string, login: string) => ({ comment: { id: 903, body, author_association: "MEMBER", user: { login, type: "Bot" } } });
+
+    it.each([
+      ["@reviewbot review", "review"],
+      ["@ReviewBot  Full   Review\nthe whole thing, please", "full review"],
+      ["@reviewbot pause", "pause"],
+      ["@reviewbot resume", "resume"],
+      ["@reviewbot resolve", "resolve"],
+      ["@reviewbot summary", "summary"],
+      ["@reviewbot help", "help"],
+      ["@reviewbot ignore", "help"],
+    ])("a member's comment %j is the command %s, naming the comment", (body, command) => {
+      expect(decideDelivery("issue_comment", DELIVERY, comment(body), filter)).toEqual(task(command, { on: "issue", id: 903 }));
+    });
+
+    it("a member's reply in a review thread is a command naming the reply and its thread, with or without a model", () => {
+      const payload = reviewComment({ comment: { body: "@reviewbot resolve" } });
+      const expected = task("resolve", { on: "thread", id: 902, threadId: 901 });
+      expect(decideDelivery("pull_request_review_comment", DELIVERY, payload, filter)).toEqual(expected);
+      expect(decideDelivery("pull_request_review_comment", DELIVERY, payload, { ...filter, answers: false })).toEqual(expected);
+    });
+
+    it.each([
+      ["someone without a role", "issue_comment", comment("@reviewbot pause", "NONE"), "author_not_trusted"],
+      ["the PR's author (a contributor)", "issue_comment", comment("@reviewbot pause", "CONTRIBUTOR"), "author_not_trusted"],
+      ["another app, though a member", "issue_comment", comment("", "MEMBER", byBot("@reviewbot pause", "other[bot]")), "bot_author"],
+      ["ourselves (our help reply quoting a command)", "issue_comment", comment("", "MEMBER", byBot("@reviewbot review", "reviewbot[bot]")), "bot_author"],
+      ["the command not on the first line", "issue_comment", comment("thanks!\n@reviewbot pause"), "not_the_command"],
+      ["another App's slug", "issue_comment", comment("@otherbot pause"), "not_the_command"],
+      ["a slug that only starts with ours", "issue_comment", comment("@reviewbot-dev pause"), "not_the_command"],
+      ["a contributor's reply in a thread", "pull_request_review_comment", reviewComment({ comment: { body: "@reviewbot resolve", author_association: "NONE" } }), "author_not_trusted"],
+      ["an app's reply in a thread", "pull_request_review_comment", reviewComment({ comment: { body: "@reviewbot resolve", user: { login: "x[bot]", type: "Bot" } } }), "bot_author"],
+    ])("ignores %s", (_name, event, payload, reason) => {
+      expect(decideDelivery(event, DELIVERY, payload, filter)).toEqual({ kind: "ignore", reason });
+    });
+
+    it("knows no command without the App's slug (no App): only `/review`", () => {
+      expect(decideDelivery("issue_comment", DELIVERY, comment("@reviewbot pause"), { ...filter, appSlug: null })).toEqual({ kind: "ignore", reason: "not_the_command" });
+      expect(decideDelivery("issue_comment", DELIVERY, comment("/review"), { ...filter, appSlug: null })).toMatchObject({ kind: "resolve" });
+    });
+
+    it("never reads a command from the PR's description: a PR event is a review, whatever its body says", () => {
+      const decision = decideDelivery("pull_request", DELIVERY, pullRequest("opened", { body: "@reviewbot ignore\n@reviewbot pause" }), filter);
+      expect(decision).toMatchObject({ kind: "review", job: { trigger: "pull_request" } });
+    });
   });
 });

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
-import type { ResolveTask } from "@reviewbot/contracts/github-task";
+import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
+import { parsePrCommand, type PrCommandName } from "@reviewbot/contracts/pr-command";
 import { ReviewJob } from "@reviewbot/contracts/review-job";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
@@ -9,6 +10,7 @@ export type DeliveryDecision =
   | { readonly kind: "review"; readonly job: ReviewJob }
   | { readonly kind: "resolve"; readonly task: ResolveTask }
   | { readonly kind: "answer"; readonly job: ReviewJob }
+  | { readonly kind: "command"; readonly task: CommandTask }
   | { readonly kind: "ping" }
   | { readonly kind: "ignore"; readonly reason: IgnoreReason };
 
@@ -24,13 +26,16 @@ export type IgnoreReason =
   | "not_our_check_run"
   | "no_pull_request"
   | "not_a_reply"
-  | "answers_off";
+  | "answers_off"
+  | "paused";
 
 export interface DeliveryFilter {
   /** Lower-case logins whose PRs are never reviewed (Bot accounts always are skipped). */
   readonly botLogins: readonly string[];
   /** The first line of a comment that asks for a review, e.g. `/review`. */
   readonly reviewCommand: string;
+  /** Our App's slug (`GET /app`): comments whose first line is `@<slug> <command>`; null (no App): only {@link reviewCommand}. */
+  readonly appSlug: string | null;
   /** The name of our check run; a rerequest of another app's run is not ours. */
   readonly checkRunName: string;
   /** Our App's id, when known: a check run of another app with the same name is not ours. */
@@ -101,22 +106,34 @@ function jobOf(event: PullRequestEvent | ReviewCommentEvent, deliveryId: string,
   });
 }
 
+/**
+ * A comment on a PR: `/review`, or a command `@<slug> …` (only comments carry commands: the PR's
+ * description never does), from someone with a push-level role and not an app (ourselves included).
+ */
 function decideComment(event: IssueCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
   if (event.action !== "created") return { kind: "ignore", reason: "action_not_handled" };
   if (event.issue.pull_request === undefined) return { kind: "ignore", reason: "not_a_pull_request" };
   if (event.issue.state !== "open") return { kind: "ignore", reason: "closed" };
-  const firstLine = (event.comment.body ?? "").split(/\r?\n/, 1)[0]?.trim();
-  if (firstLine !== filter.reviewCommand) return { kind: "ignore", reason: "not_the_command" };
+  const body = event.comment.body ?? "";
+  const review = body.split(/\r?\n/, 1)[0]?.trim() === filter.reviewCommand;
+  const command = review ? null : commandIn(body, filter);
+  if (!review && command === null) return { kind: "ignore", reason: "not_the_command" };
   // An app echoing the command must not start a loop; only people with push-level roles may ask.
   if (event.comment.user.type === "Bot") return { kind: "ignore", reason: "bot_author" };
   if (!filter.commandAssociations.includes(event.comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  if (command !== null) return commandOf(event, event.issue.number, deliveryId, command, { on: "issue", id: event.comment.id });
   return resolve(event, event.issue.number, deliveryId, "issue_comment");
+}
+
+function commandIn(body: string | null | undefined, filter: DeliveryFilter): PrCommandName | null {
+  return filter.appSlug === null ? null : parsePrCommand(body ?? "", filter.appSlug);
 }
 
 /**
  * A reply in a review thread, from someone with a push-level role and not an app (our own answers
- * included): a job that answers it. Whether the thread is one of ours is the api's record's to
- * say, when the delivery is accepted; anyone else's reply is a prompt-injection channel, ignored.
+ * included): a command (`@<slug> …` on its first line), or else a job that answers it. Whether the
+ * thread is one of ours is the api's record's to say, when the delivery is accepted; anyone else's
+ * reply is a prompt-injection channel, ignored.
  */
 function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
   const { comment, pull_request: pr } = event;
@@ -125,6 +142,8 @@ function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filt
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
   if (comment.user.type === "Bot" || filter.botLogins.includes(comment.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
   if (!filter.commandAssociations.includes(comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  const command = commandIn(comment.body, filter);
+  if (command !== null) return commandOf(event, pr.number, deliveryId, command, { on: "thread", id: comment.id, threadId: comment.in_reply_to_id });
   if (!filter.answers) return { kind: "ignore", reason: "answers_off" };
   return { kind: "answer", job: jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id }) };
 }
@@ -150,14 +169,22 @@ function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: Delive
 type RepositoryEvent = Pick<IssueCommentEvent, "installation" | "repository">;
 
 function resolve(event: RepositoryEvent, pullNumber: number, deliveryId: string, trigger: ResolveTask["trigger"]): DeliveryDecision {
-  const job = parsePayload(ReviewJob.pick({ installationId: true, repositoryId: true, repository: true, pullNumber: true, deliveryId: true }), {
+  return { kind: "resolve", task: { kind: "resolve", ...pullOf(event, pullNumber, deliveryId), trigger } };
+}
+
+/** The PR a comment or check run names, by number. */
+function pullOf(event: RepositoryEvent, pullNumber: number, deliveryId: string): Pick<ReviewJob, "installationId" | "repositoryId" | "repository" | "pullNumber" | "deliveryId"> {
+  return parsePayload(ReviewJob.pick({ installationId: true, repositoryId: true, repository: true, pullNumber: true, deliveryId: true }), {
     installationId: event.installation.id,
     repositoryId: event.repository.id,
     repository: event.repository.full_name,
     pullNumber,
     deliveryId,
   });
-  return { kind: "resolve", task: { kind: "resolve", ...job, trigger } };
+}
+
+function commandOf(event: RepositoryEvent, pullNumber: number, deliveryId: string, command: PrCommandName, comment: CommandTask["comment"]): DeliveryDecision {
+  return { kind: "command", task: { kind: "command", ...pullOf(event, pullNumber, deliveryId), command, comment } };
 }
 
 function parsePayload<T extends z.ZodType>(schema: T, payload: unknown): z.infer<T> {

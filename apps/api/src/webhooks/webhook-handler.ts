@@ -20,7 +20,9 @@ export interface WebhookDeps {
   readonly readsPerSource: number;
   /** How fast a body must arrive; slower is 408 WEBHOOK_TOO_SLOW, the connection closed and the slot given back. */
   readonly pace: BodyPace;
-  readonly filter: DeliveryFilter;
+  readonly filter: Omit<DeliveryFilter, "appSlug">;
+  /** Our App's slug, asked of GitHub once per process (packages/github/src/app-identity.ts); null without an App. */
+  readonly appSlug: (() => Promise<string>) | null;
   readonly queues: DeliveryQueues;
   /** How long Redis may take to confirm a delivery before it is refused with 503. */
   readonly deadlineMs: number;
@@ -31,6 +33,7 @@ export interface WebhookDeps {
 // GitHub's event names are lower-case words joined by `_`, some with digits (`projects_v2_item`).
 const EVENT = /^[a-z0-9_]{1,64}$/;
 const DELIVERY = /^[A-Za-z0-9-]{1,100}$/;
+const COMMENT_EVENTS: ReadonlySet<string> = new Set(["issue_comment", "pull_request_review_comment"]);
 /** Seconds a client refused with WEBHOOK_BUSY is asked to wait: a body read ends within its deadline. */
 const BUSY_RETRY_AFTER_S = 1;
 
@@ -59,7 +62,9 @@ export function webhookHandler(deps: WebhookDeps): RequestHandler {
       event = eventHeader;
       const payload = parseJson(raw);
       const log = deps.logger.child({ deliveryId, event });
-      const decision = decideDelivery(event, deliveryId, payload, deps.filter);
+      // Only comments can carry a command `@<slug> …`: no other event waits for the slug.
+      const appSlug = deps.appSlug !== null && COMMENT_EVENTS.has(event) ? await deps.appSlug() : null;
+      const decision = decideDelivery(event, deliveryId, payload, { ...deps.filter, appSlug });
       if (decision.kind === "ping" || decision.kind === "ignore") {
         const reason = decision.kind === "ping" ? "" : decision.reason;
         deps.metrics.webhooks.inc({ event, outcome: decision.kind === "ping" ? "ping" : "ignored", reason });
@@ -120,8 +125,8 @@ function asWebhookError(err: unknown): unknown {
 }
 
 function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Accepted, response: Response): void {
-  if (accepted.status === "replayed" || accepted.status === "stale" || accepted.status === "not_ours") {
-    const reason = accepted.status === "replayed" ? "replayed" : accepted.status === "stale" ? "stale_head" : "not_our_thread";
+  if (accepted.status === "replayed" || accepted.status === "stale" || accepted.status === "not_ours" || accepted.status === "paused") {
+    const reason = IGNORED_REASONS[accepted.status];
     deps.metrics.webhooks.inc({ event, outcome: "ignored", reason });
     // A signed body under a new delivery id is a captured delivery sent again: worth a warning.
     if (accepted.status === "replayed") log.warn({ reason }, "webhook ignored");
@@ -134,6 +139,8 @@ function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Ac
   log.info({ jobId: accepted.jobId, outcome: accepted.status, ...superseded }, "webhook acknowledged");
   response.status(202).json(accepted.status === "accepted" ? { status: "accepted", jobId: accepted.jobId } : { status: "duplicate" });
 }
+
+const IGNORED_REASONS = { replayed: "replayed", stale: "stale_head", not_ours: "not_our_thread", paused: "paused" } as const;
 
 function reject(deps: WebhookDeps, request: Request, response: Response, event: string, err: unknown): void {
   // An unread body (refused by its headers, or never sent) must not be parsed as the next request.

@@ -39,6 +39,7 @@ export const IssueCommentEvent = z.object({
     pull_request: z.object({}).optional(),
   }),
   comment: z.object({
+    id,
     body: z.string().max(262_144).nullable(),
     author_association: z.string().max(50),
     user,
@@ -79,6 +80,7 @@ export const ReviewCommentEvent = z.object({
   comment: z.object({
     id,
     in_reply_to_id: id.optional(),
+    body: z.string().max(262_144).nullable().optional(),
     author_association: z.string().max(50),
     user,
   }),
