@@ -2,6 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
+import { addIssueComment, commentRoutes, type StandInIssueComment, type StandInReaction } from "./github-stand-in-comments.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
@@ -107,6 +108,10 @@ export interface StandInState {
   readonly reviewComments: Map<number, StandInReviewComment>;
   /** Review threads by GraphQL node id, in the order they were opened. */
   readonly threads: Map<string, StandInThread>;
+  /** Comments on PRs' conversations by id (ours and people's). */
+  readonly issueComments: Map<number, StandInIssueComment>;
+  /** Reactions to comments, in the order they were made. */
+  readonly reactions: StandInReaction[];
   /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
   readonly users: Map<string, StandInUser>;
   /** How the stand-in reads files at commits, to tell outdated threads (see `isOutdated`). */
@@ -131,6 +136,8 @@ export interface GitHubStandIn {
   ): number;
   /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
+  /** Comments on the PR's conversation as someone else (a human, another App); returns the comment's id. */
+  comment(repository: string, pullNumber: number, comment: StandInUser & { readonly body: string }): number;
   /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
   review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
@@ -173,6 +180,8 @@ export async function startGitHubStandIn(options: {
     files: new Map(),
     reviewComments: new Map(),
     threads: new Map(),
+    issueComments: new Map(),
+    reactions: [],
     users: new Map([[APP_BOT.login, APP_BOT]]),
     fileAt: options.fileAt,
     nextId: 1000,
@@ -180,7 +189,7 @@ export async function startGitHubStandIn(options: {
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), graphqlRoute(state)];
+  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), ...commentRoutes(state), graphqlRoute(state)];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -251,6 +260,8 @@ export async function startGitHubStandIn(options: {
       if (added === null) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
       return added.id;
     },
+    comment: (repository, pullNumber, { login, id, type, body }) =>
+      addIssueComment(state, `${repository}#${pullNumber}`, known(state, { login, id, type }), body).id,
     review: (repository, pullNumber, user, review) => {
       const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);
       if (posted.status !== 200) throw new Error(`GitHub would refuse this review (${String(posted.status)})`);
