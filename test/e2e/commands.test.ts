@@ -182,7 +182,11 @@ describe("commands from trusted people", () => {
     const calls = requests().length;
     expect(await push()).toBe("accepted");
     await waitForCompletedCheckRun(fleet, pull.headSha);
-    expect(requests().slice(calls).every((request) => request.bodyText.includes(INCREMENTAL))).toBe(true);
+    expect(
+      requests()
+        .slice(calls)
+        .every((request) => request.bodyText.includes(INCREMENTAL)),
+    ).toBe(true);
 
     const pause = await comment("@reviewbot pause");
     expect(pause.status).toBe("accepted");
@@ -200,7 +204,11 @@ describe("commands from trusted people", () => {
     await waitForCompletedCheckRun(fleet, pull.headSha);
     expect(eyes("issue", review.id)).toBe(1);
     expect(requests().length).toBeGreaterThan(pausedCalls);
-    expect(requests().slice(pausedCalls).every((request) => request.bodyText.includes(INCREMENTAL))).toBe(true);
+    expect(
+      requests()
+        .slice(pausedCalls)
+        .every((request) => request.bodyText.includes(INCREMENTAL)),
+    ).toBe(true);
 
     const resume = await comment("@reviewbot resume");
     expect(resume.status).toBe("accepted");
@@ -212,7 +220,11 @@ describe("commands from trusted people", () => {
 
   it("full review: the model is shown every file again, the ones no push touched included", async () => {
     const calls = requests().length;
-    expect(requests().slice(calls - 1).some((request) => request.bodyText.includes(OTHER))).toBe(false);
+    expect(
+      requests()
+        .slice(calls - 1)
+        .some((request) => request.bodyText.includes(OTHER)),
+    ).toBe(false);
     const full = await comment("@reviewbot full review");
     expect(full.status).toBe("accepted");
     await expect.poll(() => completedRuns(pull.headSha), { timeout: 120_000 }).toBe(2);

@@ -39,19 +39,21 @@ export function addIssueComment(state: StandInState, pull: string, user: StandIn
 export function commentRoutes(state: StandInState): StandInRoute[] {
   const pullKey = (params: readonly string[]): string => `${params[0] ?? ""}/${params[1] ?? ""}#${params[2] ?? ""}`;
   const json = (comment: StandInIssueComment): unknown => ({ id: comment.id, body: comment.body, user: comment.user });
-  const react = (subject: StandInReaction["subject"]) => ({ params, body }: { params: readonly string[]; body: unknown }) => {
-    const commentId = Number(params[2]);
-    const repository = `${params[0] ?? ""}/${params[1] ?? ""}`;
-    const onPull = subject === "issue" ? state.issueComments.get(commentId)?.pull : state.reviewComments.get(commentId)?.pull;
-    if (onPull?.split("#")[0] !== repository) return { status: 404, body: { message: "Not Found" } };
-    const content = (body as { content?: unknown } | undefined)?.content;
-    if (typeof content !== "string" || !CONTENTS.has(content)) return { status: 422, body: { message: "Validation Failed" } };
-    const existing = state.reactions.find((r) => r.subject === subject && r.commentId === commentId && r.content === content && r.user.id === APP_BOT.id);
-    if (existing !== undefined) return { status: 200, body: { id: existing.id, content, user: existing.user } };
-    const reaction: StandInReaction = { id: state.nextId++, subject, commentId, content, user: APP_BOT };
-    state.reactions.push(reaction);
-    return { status: 201, body: { id: reaction.id, content, user: reaction.user } };
-  };
+  const react =
+    (subject: StandInReaction["subject"]) =>
+    ({ params, body }: { params: readonly string[]; body: unknown }) => {
+      const commentId = Number(params[2]);
+      const repository = `${params[0] ?? ""}/${params[1] ?? ""}`;
+      const onPull = subject === "issue" ? state.issueComments.get(commentId)?.pull : state.reviewComments.get(commentId)?.pull;
+      if (onPull?.split("#")[0] !== repository) return { status: 404, body: { message: "Not Found" } };
+      const content = (body as { content?: unknown } | undefined)?.content;
+      if (typeof content !== "string" || !CONTENTS.has(content)) return { status: 422, body: { message: "Validation Failed" } };
+      const existing = state.reactions.find((r) => r.subject === subject && r.commentId === commentId && r.content === content && r.user.id === APP_BOT.id);
+      if (existing !== undefined) return { status: 200, body: { id: existing.id, content, user: existing.user } };
+      const reaction: StandInReaction = { id: state.nextId++, subject, commentId, content, user: APP_BOT };
+      state.reactions.push(reaction);
+      return { status: 201, body: { id: reaction.id, content, user: reaction.user } };
+    };
   return [
     {
       method: "POST",

@@ -265,14 +265,27 @@ describe("decideDelivery", () => {
       ["the command not on the first line", "issue_comment", comment("thanks!\n@reviewbot pause"), "not_the_command"],
       ["another App's slug", "issue_comment", comment("@otherbot pause"), "not_the_command"],
       ["a slug that only starts with ours", "issue_comment", comment("@reviewbot-dev pause"), "not_the_command"],
-      ["a contributor's reply in a thread", "pull_request_review_comment", reviewComment({ comment: { body: "@reviewbot resolve", author_association: "NONE" } }), "author_not_trusted"],
-      ["an app's reply in a thread", "pull_request_review_comment", reviewComment({ comment: { body: "@reviewbot resolve", user: { login: "x[bot]", type: "Bot" } } }), "bot_author"],
+      [
+        "a contributor's reply in a thread",
+        "pull_request_review_comment",
+        reviewComment({ comment: { body: "@reviewbot resolve", author_association: "NONE" } }),
+        "author_not_trusted",
+      ],
+      [
+        "an app's reply in a thread",
+        "pull_request_review_comment",
+        reviewComment({ comment: { body: "@reviewbot resolve", user: { login: "x[bot]", type: "Bot" } } }),
+        "bot_author",
+      ],
     ])("ignores %s", (_name, event, payload, reason) => {
       expect(decideDelivery(event, DELIVERY, payload, filter)).toEqual({ kind: "ignore", reason });
     });
 
     it("knows no command without the App's slug (no App): only `/review`", () => {
-      expect(decideDelivery("issue_comment", DELIVERY, comment("@reviewbot pause"), { ...filter, appSlug: null })).toEqual({ kind: "ignore", reason: "not_the_command" });
+      expect(decideDelivery("issue_comment", DELIVERY, comment("@reviewbot pause"), { ...filter, appSlug: null })).toEqual({
+        kind: "ignore",
+        reason: "not_the_command",
+      });
       expect(decideDelivery("issue_comment", DELIVERY, comment("/review"), { ...filter, appSlug: null })).toMatchObject({ kind: "resolve" });
     });
 

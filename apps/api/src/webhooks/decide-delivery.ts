@@ -173,7 +173,11 @@ function resolve(event: RepositoryEvent, pullNumber: number, deliveryId: string,
 }
 
 /** The PR a comment or check run names, by number. */
-function pullOf(event: RepositoryEvent, pullNumber: number, deliveryId: string): Pick<ReviewJob, "installationId" | "repositoryId" | "repository" | "pullNumber" | "deliveryId"> {
+function pullOf(
+  event: RepositoryEvent,
+  pullNumber: number,
+  deliveryId: string,
+): Pick<ReviewJob, "installationId" | "repositoryId" | "repository" | "pullNumber" | "deliveryId"> {
   return parsePayload(ReviewJob.pick({ installationId: true, repositoryId: true, repository: true, pullNumber: true, deliveryId: true }), {
     installationId: event.installation.id,
     repositoryId: event.repository.id,
