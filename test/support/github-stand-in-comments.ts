@@ -67,18 +67,6 @@ export function commentRoutes(state: StandInState): StandInRoute[] {
         return { status: 201, body: json(addIssueComment(state, pullKey(params), APP_BOT, text)) };
       },
     },
-    {
-      method: "GET",
-      pattern: repoPath(`/issues/(\\d+)/comments`),
-      auth: "token",
-      permission: ["pull_requests", "read"],
-      handle: ({ params, query }) => {
-        const all = [...state.issueComments.values()].filter((comment) => comment.pull === pullKey(params));
-        const perPage = Math.min(Number(query.per_page ?? "30"), 100);
-        const page = Number(query.page ?? "1");
-        return { status: 200, body: all.slice((page - 1) * perPage, page * perPage).map(json) };
-      },
-    },
     { method: "POST", pattern: repoPath(`/issues/comments/(\\d+)/reactions`), auth: "token", permission: ["pull_requests", "write"], handle: react("issue") },
     { method: "POST", pattern: repoPath(`/pulls/comments/(\\d+)/reactions`), auth: "token", permission: ["pull_requests", "write"], handle: react("review") },
   ];
