@@ -2,11 +2,12 @@ import type { KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
+import { permissionRoute, setRole, type StandInReaction, type StandInRole } from "./github-stand-in-dismissals.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
-import { addReply, APP_BOT, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
+import { addReply, APP_BOT, openThread, threadOf, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
 
 export { generateTestAppKey } from "./github-stand-in-jwt.js";
 
@@ -109,6 +110,10 @@ export interface StandInState {
   readonly threads: Map<string, StandInThread>;
   /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
   readonly users: Map<string, StandInUser>;
+  /** Roles in repositories by `owner/name:login` (lower-case login); without one, see `roleOf`. */
+  readonly roles: Map<string, StandInRole>;
+  /** Reactions on review comments, by comment id, in the order they were given. */
+  readonly reactions: Map<number, StandInReaction[]>;
   /** How the stand-in reads files at commits, to tell outdated threads (see `isOutdated`). */
   readonly fileAt: FileAt | undefined;
   nextId: number;
@@ -131,6 +136,12 @@ export interface GitHubStandIn {
   ): number;
   /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
+  /** Gives `user` a role in `repository`: the association on their comments and their permission. */
+  setRole(repository: string, user: StandInUser, role: StandInRole): void;
+  /** `user` reacts to a review comment (`-1` is 👎), as in GitHub's UI: no webhook is sent. */
+  react(repository: string, pullNumber: number, commentId: number, user: StandInUser, content: string): void;
+  /** `user` resolves the thread holding `commentId`, as in GitHub's UI (the test delivers the webhook if it wants one). */
+  resolveThread(repository: string, pullNumber: number, commentId: number, user: StandInUser): string;
   /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
   review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
@@ -174,13 +185,15 @@ export async function startGitHubStandIn(options: {
     reviewComments: new Map(),
     threads: new Map(),
     users: new Map([[APP_BOT.login, APP_BOT]]),
+    roles: new Map(),
+    reactions: new Map(),
     fileAt: options.fileAt,
     nextId: 1000,
   };
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), graphqlRoute(state)];
+  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), permissionRoute(state), graphqlRoute(state)];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -250,6 +263,24 @@ export async function startGitHubStandIn(options: {
       const added = addReply(state, `${repository}#${pullNumber}`, commentId, known(state, { login, id, type }), body);
       if (added === null) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
       return added.id;
+    },
+    setRole: (repository, user, role) => {
+      setRole(state, repository, known(state, user).login, role);
+    },
+    react: (repository, pullNumber, commentId, user, content) => {
+      const comment = state.reviewComments.get(commentId);
+      if (comment?.pull !== `${repository}#${pullNumber}`) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
+      const reactions = state.reactions.get(commentId) ?? [];
+      // One reaction of each content per user, as on GitHub.
+      if (!reactions.some((r) => r.content === content && r.user.id === user.id)) reactions.push({ content, user: known(state, user) });
+      state.reactions.set(commentId, reactions);
+    },
+    resolveThread: (repository, pullNumber, commentId, user) => {
+      const thread = threadOf(state, `${repository}#${pullNumber}`, commentId);
+      if (thread === undefined) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
+      thread.isResolved = true;
+      thread.resolvedBy = known(state, user);
+      return thread.id;
     },
     review: (repository, pullNumber, user, review) => {
       const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { ResolveTask } from "@reviewbot/contracts/github-task";
 import { ReviewJob } from "@reviewbot/contracts/review-job";
+import { dismissalReason } from "@reviewbot/github/dismissal-reply";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
 /** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */
@@ -9,6 +10,7 @@ export type DeliveryDecision =
   | { readonly kind: "review"; readonly job: ReviewJob }
   | { readonly kind: "resolve"; readonly task: ResolveTask }
   | { readonly kind: "answer"; readonly job: ReviewJob }
+  | { readonly kind: "dismiss"; readonly job: ReviewJob }
   | { readonly kind: "ping" }
   | { readonly kind: "ignore"; readonly reason: IgnoreReason };
 
@@ -115,7 +117,9 @@ function decideComment(event: IssueCommentEvent, deliveryId: string, filter: Del
 
 /**
  * A reply in a review thread, from someone with a push-level role and not an app (our own answers
- * included): a job that answers it. Whether the thread is one of ours is the api's record's to
+ * included): a dismissal of the thread's finding when its first line says so (`won't fix`,
+ * `false positive`: packages/github dismissal-reply.ts), with or without a model; else a job that
+ * answers it. Whether the thread is one of ours is the api's record's to
  * say, when the delivery is accepted; anyone else's reply is a prompt-injection channel, ignored.
  */
 function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
@@ -125,8 +129,10 @@ function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filt
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
   if (comment.user.type === "Bot" || filter.botLogins.includes(comment.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
   if (!filter.commandAssociations.includes(comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
+  const job = jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id });
+  if (dismissalReason(comment.body) !== null) return { kind: "dismiss", job };
   if (!filter.answers) return { kind: "ignore", reason: "answers_off" };
-  return { kind: "answer", job: jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id }) };
+  return { kind: "answer", job };
 }
 
 function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
