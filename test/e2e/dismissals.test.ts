@@ -3,7 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startModelStandIn, type ModelStandIn, type ModelStandInRequest } from "@reviewbot/llm/testing/model-stand-in";
 import { dismissedCount } from "@reviewbot/github/dismissed-count";
-import { readReviewMemory } from "@reviewbot/github/review-memory";
+import { readReviewMemory, reviewMemoryKey } from "@reviewbot/github/review-memory";
 import type { StandInUser } from "../support/github-stand-in-threads.js";
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { forcePushToPull, hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
@@ -224,4 +224,19 @@ describe("dismissals that stick (fleet, stand-in model and GitHub)", () => {
     for (const name of NAMES) expect(commentsOn(name)).toBe(1);
     expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(3);
   }, 480_000);
+
+  it("drops dismissed findings from the comments too when the review memory of what was posted is lost", async () => {
+    // Without its memory the api no longer knows what it commented on: every finding would be a new comment.
+    await admin.del(reviewMemoryKey(REPOSITORY_ID, pull.number));
+    const annotated = await annotatedAt(async () => {
+      current = source(["// after the memory was lost"]);
+      pushToPull(fleet, pull, (tree) => {
+        tree.write("src/f.ts", current);
+      });
+      await pullRequestDelivery();
+    });
+    expect(annotated).toEqual(["kept", "untrusted"]);
+    // Negative control: the two findings nobody dismissed were commented on again; the three dismissed were not.
+    await expect.poll(() => NAMES.map(commentsOn), { timeout: 30_000 }).toEqual([1, 1, 1, 2, 2]);
+  }, 240_000);
 });

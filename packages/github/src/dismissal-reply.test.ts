@@ -39,7 +39,7 @@ describe("dismissalReason", () => {
     expect(dismissalReason(body)).toBeNull();
   });
 
-  it("reads a bounded first line: a 4x body costs about the same, not 4x (linear at worst)", () => {
+  it("reads a bounded first line: a body 4x as long costs at most linearly more (a growth ratio below 6, quadratic would be 16)", () => {
     const ratio = growthRatio(
       (body: string) => dismissalReason(body),
       (n) => `won't fix${" ".repeat(n)}x\n${"y".repeat(n)}`,
