@@ -7,7 +7,16 @@ import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
-import { addReply, APP_BOT, openThread, threadOf, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
+import {
+  addReply,
+  APP_BOT,
+  openThread,
+  threadOf,
+  type FileAt,
+  type StandInReviewComment,
+  type StandInThread,
+  type StandInUser,
+} from "./github-stand-in-threads.js";
 
 export { generateTestAppKey } from "./github-stand-in-jwt.js";
 

@@ -5,7 +5,10 @@ import { z } from "zod";
 // (triage reports as read) or `none`. https://docs.github.com/en/rest/collaborators/collaborators#get-repository-permissions-for-a-user
 const Permission = z.object({
   permission: z.string().max(50),
-  user: z.object({ login: z.string(), type: z.string().max(50) }).nullable().optional(),
+  user: z
+    .object({ login: z.string(), type: z.string().max(50) })
+    .nullable()
+    .optional(),
 });
 const TRUSTED = new Set(["admin", "write"]);
 

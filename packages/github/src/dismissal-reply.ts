@@ -20,7 +20,11 @@ export function dismissalReason(body: string | null): DismissalReason | null {
   if (body === null) return null;
   const head = body.slice(0, FIRST_LINE_MAX);
   const firstLine = head.split(/[\r\n]/, 1)[0] ?? "";
-  const normalised = firstLine.replace(/[\u2018\u2019]/g, "'").replace(/\s+/g, " ").trim().toLowerCase();
+  const normalised = firstLine
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
   const found = GRAMMAR.exec(normalised);
   if (found === null) return null;
   return found[1] === undefined ? "false-positive" : "wont-fix";

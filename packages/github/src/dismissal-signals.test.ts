@@ -29,7 +29,11 @@ const signals = (of: DismissalThread) => dismissalSignals(of, (id) => id === OUR
 describe("dismissalSignals", () => {
   it.each([
     ["a member's `won't fix` reply", thread({ replies: [replyBy("maint", "MEMBER", "won't fix")] }), { dismissed: true, askTrustOf: [] }],
-    ["an owner's `false positive` after a question", thread({ replies: [replyBy("q", "NONE", "why?"), replyBy("o", "OWNER", "False positive.")] }), { dismissed: true, askTrustOf: [] }],
+    [
+      "an owner's `false positive` after a question",
+      thread({ replies: [replyBy("q", "NONE", "why?"), replyBy("o", "OWNER", "False positive.")] }),
+      { dismissed: true, askTrustOf: [] },
+    ],
     ["a stranger's `won't fix`", thread({ replies: [replyBy("x", "NONE", "won't fix")] }), { dismissed: false, askTrustOf: [] }],
     ["an app's `won't fix`, though a member", thread({ replies: [replyBy("other-app", "MEMBER", "won't fix", "Bot")] }), { dismissed: false, askTrustOf: [] }],
     ["a member's question", thread({ replies: [replyBy("maint", "MEMBER", "false positive?")] }), { dismissed: false, askTrustOf: [] }],

@@ -10,13 +10,7 @@ export type GraphqlDetails = Readonly<Record<string, unknown>>;
  * `/api/v3` base URL. GraphQL errors (HTTP 200 with `errors`: `GraphqlResponseError`) and HTTP
  * failures are `GITHUB_API_FAILED`, naming GitHub's messages when it gave some.
  */
-export async function askGraphql(
-  octokit: Octokit,
-  query: string,
-  variables: Record<string, unknown>,
-  what: string,
-  details: GraphqlDetails,
-): Promise<unknown> {
+export async function askGraphql(octokit: Octokit, query: string, variables: Record<string, unknown>, what: string, details: GraphqlDetails): Promise<unknown> {
   try {
     return await octokit.graphql<unknown>(query, variables);
   } catch (error) {

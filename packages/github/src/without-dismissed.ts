@@ -8,10 +8,12 @@ import { aiFingerprint, fingerprintOf } from "./finding-fingerprint.js";
  */
 export function withoutDismissed(report: PublishedReport, dismissed: ReadonlySet<string>): PublishedReport {
   if (dismissed.size === 0) return report;
-  const kept = <T>(fingerprint: (finding: T) => string | null) => (finding: T) => {
-    const print = fingerprint(finding);
-    return print === null || !dismissed.has(print);
-  };
+  const kept =
+    <T>(fingerprint: (finding: T) => string | null) =>
+    (finding: T) => {
+      const print = fingerprint(finding);
+      return print === null || !dismissed.has(print);
+    };
   return {
     ...report,
     findings: report.findings.filter(kept(fingerprintOf)),
