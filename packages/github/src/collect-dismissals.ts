@@ -120,7 +120,7 @@ async function readDismissals(
 async function anyTrusted(pull: DismissalsOfPull, logins: readonly string[], trust: Map<string, boolean>): Promise<boolean> {
   for (const login of logins) {
     const known = trust.get(login);
-    if (known === undefined && trust.size >= MAX_TRUST_CHECKS) return false;
+    if (known === undefined && trust.size >= MAX_TRUST_CHECKS) continue;
     const trusted = known ?? (await isTrustedCollaborator(pull.octokit, pull, login));
     trust.set(login, trusted);
     if (trusted) return true;
