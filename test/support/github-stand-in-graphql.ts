@@ -1,7 +1,8 @@
 import type { MintedToken, StandInState } from "./github-stand-in.js";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
 import type { StandInRoute } from "./github-stand-in-routes.js";
-import { isOutdated } from "./github-stand-in-threads.js";
+import { dismissalComment, graphqlUser } from "./github-stand-in-dismissals.js";
+import { APP_BOT, isOutdated, type StandInThread } from "./github-stand-in-threads.js";
 
 type Variables = Readonly<Record<string, unknown>>;
 type GraphqlAnswer = { data?: unknown; errors?: { type?: string; path?: string[]; message: string }[] };
@@ -19,6 +20,11 @@ function selection(text: string): RegExp {
 const THREADS = selection(`{ repository(owner: $_, name: $_) { pullRequest(number: $_) { reviewThreads(first: __N__, after: $_) {
   pageInfo { hasNextPage endCursor }
   nodes { id isResolved isOutdated comments(first: 1) { totalCount nodes { databaseId } } } } } } }`);
+const DISMISSALS = selection(`{ repository(owner: $_, name: $_) { pullRequest(number: $_) { reviewThreads(first: __N__, after: $_) {
+  pageInfo { hasNextPage endCursor }
+  nodes { isResolved resolvedBy { login } comments(first: __N__) { nodes {
+    databaseId authorAssociation author { __typename login } body
+    reactions(content: THUMBS_DOWN, first: __N__) { nodes { user { login } } } } } } } } } }`);
 const RESOLVE = selection(`{ resolveReviewThread(input: { threadId: $_ }) { thread { id isResolved } } }`);
 
 const failure = (message: string, type?: string, path?: string[]): GraphqlAnswer => ({
@@ -28,13 +34,19 @@ const FORBIDDEN = "Resource not accessible by integration";
 const cursorOf = (index: number): string => Buffer.from(`cursor:${index}`).toString("base64");
 
 /**
- * `POST /graphql`, answering exactly two operations, recognised by what they select: the page of a
- * PR's review threads and `resolveReviewThread`. Like GitHub, every other document, and every refusal
+ * `POST /graphql`, answering exactly three operations, recognised by what they select: a page of a
+ * PR's review threads (with their first comment's id, or with their first comments, resolver and
+ * 👎 reactors) and `resolveReviewThread`. Like GitHub, every other document, and every refusal
  * (a repository or thread the token cannot see, a permission it lacks), is HTTP 200 with `errors`.
  * The mutation needs `pull_requests: write`.
  */
 export function graphqlRoute(state: StandInState): StandInRoute {
-  const threadsPage = (token: MintedToken, [owner, name, number, first, after]: string[], variables: Variables): GraphqlAnswer => {
+  const threadsPage = (
+    token: MintedToken,
+    [owner, name, number, first, after]: string[],
+    variables: Variables,
+    node: (thread: StandInThread) => unknown,
+  ): GraphqlAnswer => {
     const repository = `${String(variables[owner ?? ""])}/${String(variables[name ?? ""])}`;
     if (!tokenReaches(state, token, repository))
       return { data: { repository: null }, ...failure(`Could not resolve to a Repository with the name '${repository}'.`, "NOT_FOUND", ["repository"]) };
@@ -53,12 +65,7 @@ export function graphqlRoute(state: StandInState): StandInRoute {
     if (start === null) return failure(`${JSON.stringify(cursor)} does not appear to be a valid cursor.`);
     const threads = [...state.threads.values()].filter((thread) => thread.pull === key);
     const page = threads.slice(start, start + size);
-    const nodes = page.map((thread) => ({
-      id: thread.id,
-      isResolved: thread.isResolved,
-      isOutdated: isOutdated(state, thread),
-      comments: { totalCount: thread.commentIds.length, nodes: thread.commentIds.slice(0, 1).map((id) => ({ databaseId: id })) },
-    }));
+    const nodes = page.map(node);
     const pageInfo = { hasNextPage: start + size < threads.length, endCursor: page.length === 0 ? null : cursorOf(start + page.length - 1) };
     return { data: { repository: { pullRequest: { reviewThreads: { pageInfo, nodes } } } } };
   };
@@ -75,6 +82,8 @@ export function graphqlRoute(state: StandInState): StandInRoute {
     if (!tokenGrants(token, ["pull_requests", "write"]))
       return { data: { resolveReviewThread: null }, ...failure(FORBIDDEN, "FORBIDDEN", ["resolveReviewThread"]) };
     thread.isResolved = true;
+    // Installation tokens act as the App's bot user.
+    thread.resolvedBy ??= APP_BOT;
     return { data: { resolveReviewThread: { thread: { id: thread.id, isResolved: true } } } };
   };
 
@@ -93,10 +102,33 @@ export function graphqlRoute(state: StandInState): StandInRoute {
       const kind = open === 0 ? "query" : all[0];
       const operation = all.slice(Math.max(open, 0)).join(" ");
       const threads = kind === "query" ? THREADS.exec(operation) : null;
-      if (threads !== null) return { status: 200, body: threadsPage(token, threads.slice(1), variables) };
+      if (threads !== null) {
+        const node = (thread: StandInThread): unknown => ({
+          id: thread.id,
+          isResolved: thread.isResolved,
+          isOutdated: isOutdated(state, thread),
+          comments: { totalCount: thread.commentIds.length, nodes: thread.commentIds.slice(0, 1).map((id) => ({ databaseId: id })) },
+        });
+        return { status: 200, body: threadsPage(token, threads.slice(1), variables, node) };
+      }
+      const dismissals = kind === "query" ? DISMISSALS.exec(operation) : null;
+      if (dismissals !== null) {
+        const [comments = "0", reactions = "0"] = dismissals.slice(6);
+        const node = (thread: StandInThread): unknown => ({
+          isResolved: thread.isResolved,
+          resolvedBy: graphqlUser(thread.resolvedBy),
+          comments: {
+            nodes: thread.commentIds.slice(0, Number(comments)).flatMap((id) => {
+              const comment = state.reviewComments.get(id);
+              return comment === undefined ? [] : [dismissalComment(state, comment, Number(reactions))];
+            }),
+          },
+        });
+        return { status: 200, body: threadsPage(token, dismissals.slice(1, 6), variables, node) };
+      }
       const resolve = kind === "mutation" ? RESOLVE.exec(operation) : null;
       if (resolve !== null) return { status: 200, body: resolveThread(token, resolve.slice(1), variables) };
-      return { status: 200, body: failure("The GitHub stand-in answers only the review-thread query and the resolveReviewThread mutation.") };
+      return { status: 200, body: failure("The GitHub stand-in answers only the review-thread queries and the resolveReviewThread mutation.") };
     },
   };
 }

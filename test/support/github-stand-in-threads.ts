@@ -39,13 +39,15 @@ export interface StandInThread {
   /** Its comments' ids, the one that opened it first. */
   readonly commentIds: number[];
   isResolved: boolean;
+  /** Who resolved it (null while open). */
+  resolvedBy: StandInUser | null;
 }
 
 export type NewComment = Pick<StandInReviewComment, "reviewId" | "commitId" | "path" | "line" | "side" | "body" | "user">;
 
 /** Opens a thread on `pull` with its first comment, as a review comment does on GitHub. */
 export function openThread(state: StandInState, pull: string, comment: NewComment): StandInReviewComment {
-  const thread: StandInThread = { id: `PRRT_${state.nextId++}`, pull, commentIds: [], isResolved: false };
+  const thread: StandInThread = { id: `PRRT_${state.nextId++}`, pull, commentIds: [], isResolved: false, resolvedBy: null };
   const opened: StandInReviewComment = { ...comment, id: state.nextId++, pull, threadId: thread.id, inReplyToId: null };
   thread.commentIds.push(opened.id);
   state.threads.set(thread.id, thread);
@@ -58,14 +60,19 @@ export function openThread(state: StandInState, pull: string, comment: NewCommen
  * Like GitHub, a reply sits on its thread's line and answers the thread's first comment.
  */
 export function addReply(state: StandInState, pull: string, commentId: number, user: StandInUser, body: string): StandInReviewComment | null {
-  const target = state.reviewComments.get(commentId);
-  const thread = target === undefined || target.pull !== pull ? undefined : state.threads.get(target.threadId);
+  const thread = threadOf(state, pull, commentId);
   const first = thread === undefined ? undefined : state.reviewComments.get(thread.commentIds[0] ?? -1);
   if (thread === undefined || first === undefined) return null;
   const reply: StandInReviewComment = { ...first, id: state.nextId++, reviewId: null, body, user, inReplyToId: first.id };
   thread.commentIds.push(reply.id);
   state.reviewComments.set(reply.id, reply);
   return reply;
+}
+
+/** The thread holding `commentId` on `pull`, if any. */
+export function threadOf(state: StandInState, pull: string, commentId: number): StandInThread | undefined {
+  const comment = state.reviewComments.get(commentId);
+  return comment === undefined || comment.pull !== pull ? undefined : state.threads.get(comment.threadId);
 }
 
 /**

@@ -3,11 +3,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
 import { addIssueComment, commentRoutes, type StandInIssueComment, type StandInReaction } from "./github-stand-in-comments.js";
+import { permissionRoute, setRole, type StandInRole } from "./github-stand-in-dismissals.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
-import { addReply, APP_BOT, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
+import {
+  addReply,
+  APP_BOT,
+  openThread,
+  threadOf,
+  type FileAt,
+  type StandInReviewComment,
+  type StandInThread,
+  type StandInUser,
+} from "./github-stand-in-threads.js";
 
 export { generateTestAppKey } from "./github-stand-in-jwt.js";
 
@@ -114,6 +124,8 @@ export interface StandInState {
   readonly reactions: StandInReaction[];
   /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
   readonly users: Map<string, StandInUser>;
+  /** Roles in repositories by `owner/name:login` (lower-case login); without one, see `roleOf`. */
+  readonly roles: Map<string, StandInRole>;
   /** How the stand-in reads files at commits, to tell outdated threads (see `isOutdated`). */
   readonly fileAt: FileAt | undefined;
   nextId: number;
@@ -138,6 +150,12 @@ export interface GitHubStandIn {
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
   /** Comments on the PR's conversation as someone else (a human, another App); returns the comment's id. */
   comment(repository: string, pullNumber: number, comment: StandInUser & { readonly body: string }): number;
+  /** Gives `user` a role in `repository`: the association on their comments and their permission. */
+  setRole(repository: string, user: StandInUser, role: StandInRole): void;
+  /** `user` reacts to a review comment (`-1` is 👎), as in GitHub's UI: no webhook is sent. */
+  react(repository: string, pullNumber: number, commentId: number, user: StandInUser, content: string): void;
+  /** `user` resolves the thread holding `commentId`, as in GitHub's UI (the test delivers the webhook if it wants one). */
+  resolveThread(repository: string, pullNumber: number, commentId: number, user: StandInUser): string;
   /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
   review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
@@ -183,13 +201,14 @@ export async function startGitHubStandIn(options: {
     issueComments: new Map(),
     reactions: [],
     users: new Map([[APP_BOT.login, APP_BOT]]),
+    roles: new Map(),
     fileAt: options.fileAt,
     nextId: 1000,
   };
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), ...commentRoutes(state), graphqlRoute(state)];
+  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), ...commentRoutes(state), permissionRoute(state), graphqlRoute(state)];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -262,6 +281,23 @@ export async function startGitHubStandIn(options: {
     },
     comment: (repository, pullNumber, { login, id, type, body }) =>
       addIssueComment(state, `${repository}#${pullNumber}`, known(state, { login, id, type }), body).id,
+    setRole: (repository, user, role) => {
+      setRole(state, repository, known(state, user).login, role);
+    },
+    react: (repository, pullNumber, commentId, user, content) => {
+      const comment = state.reviewComments.get(commentId);
+      if (comment?.pull !== `${repository}#${pullNumber}`) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
+      // One reaction of each content per user, as on GitHub.
+      const same = (r: StandInReaction): boolean => r.subject === "review" && r.commentId === commentId && r.content === content && r.user.id === user.id;
+      if (!state.reactions.some(same)) state.reactions.push({ id: state.nextId++, subject: "review", commentId, content, user: known(state, user) });
+    },
+    resolveThread: (repository, pullNumber, commentId, user) => {
+      const thread = threadOf(state, `${repository}#${pullNumber}`, commentId);
+      if (thread === undefined) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
+      thread.isResolved = true;
+      thread.resolvedBy = known(state, user);
+      return thread.id;
+    },
     review: (repository, pullNumber, user, review) => {
       const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);
       if (posted.status !== 200) throw new Error(`GitHub would refuse this review (${String(posted.status)})`);

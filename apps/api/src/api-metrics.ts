@@ -5,7 +5,7 @@ import { withDeadline } from "./http-kit/with-deadline.js";
 /** The API's Prometheus metrics, on a registry of its own (never prom-client's global one). */
 export interface ApiMetrics {
   readonly registry: Registry;
-  /** `outcome`: accepted | duplicate | ignored | rejected | ping; `reason` says why (or ""). */
+  /** `outcome`: accepted | duplicate | dismissed | ignored | rejected | ping; `reason` says why (or ""). */
   readonly webhooks: Counter<"event" | "outcome" | "reason">;
   readonly publisherTasks: Counter<"kind" | "outcome">;
   readonly githubRequests: Counter<"route" | "status">;

@@ -1,19 +1,22 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
+import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
 import { amendCheckRun } from "./amend-check-run.js";
 import { appIdentityOf } from "./app-identity.js";
+import { collectDismissals } from "./collect-dismissals.js";
 import { completeCheckRun } from "./complete-check-run.js";
 import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
 import { postAnswerOnce } from "./post-answer-once.js";
 import { publishReview } from "./publish-review.js";
-import { updateReviewMemory } from "./review-memory.js";
+import { readReviewMemory, updateReviewMemory } from "./review-memory.js";
 import { renderCheckRun } from "./render-check-run.js";
 import { resolveOutdatedThreads } from "./resolve-outdated-threads.js";
 import { scrubDeep } from "./scrub-deep.js";
+import { withoutDismissed } from "./without-dismissed.js";
 
 export interface GitHubSinkDeps {
   readonly app: GitHubApp;
@@ -25,7 +28,11 @@ export interface GitHubSinkDeps {
   readonly reviewComments: boolean;
   readonly maxAnnotations?: number;
   readonly maxReviewComments?: number;
+  /** Whose dismissal replies count (REVIEWBOT_COMMAND_ASSOCIATIONS); OWNER, MEMBER and COLLABORATOR unless set. */
+  readonly trustedAssociations?: readonly string[];
 }
+
+const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
 
 /**
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per review job on its head SHA
@@ -45,6 +52,12 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
   };
   const log = (review: ReviewJob, reviewJobId: string): Logger =>
     deps.logger.child({ jobId: reviewJobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
+  // The report less what trusted people dismissed on the PR: neither a comment nor an annotation shows it again.
+  const undismissed = async (where: CheckRunTarget, review: ReviewJob, logger: Logger, report: PublishedReport): Promise<PublishedReport> => {
+    const memory = await readReviewMemory(deps.redis, review.repositoryId, review.pullNumber);
+    const pull = { ...where, pullNumber: review.pullNumber };
+    return withoutDismissed(report, await collectDismissals(pull, memory, deps.trustedAssociations ?? TRUSTED_ASSOCIATIONS, logger));
+  };
 
   return {
     async started(task) {
@@ -57,7 +70,8 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const where = await target(task.review, task.reviewJobId);
       const logger = log(task.review, task.reviewJobId);
       // Scrubbed before rendering: escaping would hide a registered secret from the scrubber.
-      const report = scrubDeep(task.report, deps.scrubber);
+      const scrubbed = scrubDeep(task.report, deps.scrubber);
+      const report = supersededBy === null ? await undismissed(where, task.review, logger, scrubbed) : scrubbed;
       const outcome = supersededBy === null ? { kind: "completed" as const, report } : { kind: "superseded" as const, supersededBy };
       const rendered = renderCheckRun(outcome, {
         headSha: task.review.headSha,
@@ -106,7 +120,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
     async aiRetried(task) {
       const where = await target(task.review, task.reviewJobId);
       const logger = log(task.review, task.reviewJobId);
-      const report = scrubDeep(task.report, deps.scrubber);
+      const report = await undismissed(where, task.review, logger, scrubDeep(task.report, deps.scrubber));
       const options = { headSha: task.review.headSha, ...(deps.maxAnnotations === undefined ? {} : { maxAnnotations: deps.maxAnnotations }) };
       // What the review's first publication showed: the same helpers' results, no AI finding.
       const earlier = renderCheckRun({ kind: "completed", report: { ...report, ai: { ...report.ai, findings: [] } } }, options);

@@ -1,8 +1,7 @@
 import type { Octokit } from "@octokit/core";
-import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
-import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { z } from "zod";
+import { askGraphql as ask, checkedAnswer as checked } from "./graphql-call.js";
 import { ReviewThread, threadVerdict, type ThreadSweepKind } from "./thread-verdict.js";
 
 export interface ThreadsOfPull {
@@ -93,32 +92,4 @@ export async function resolveOutdatedThreads(
   }
   if (toResolve.length > 0) logger.info({ ...details, which, resolved: toResolve.length, kept }, "review threads resolved");
   return { resolved: toResolve.length, kept };
-}
-
-type Details = Readonly<Record<string, unknown>>;
-
-/**
- * One GraphQL call through `octokit.graphql`, which also finds GHES's `/api/graphql` from an
- * `/api/v3` base URL. It throws `GraphqlResponseError` when the answer carries `errors`.
- */
-async function ask(octokit: Octokit, query: string, variables: Record<string, unknown>, what: string, details: Details): Promise<unknown> {
-  try {
-    return await octokit.graphql<unknown>(query, variables);
-  } catch (error) {
-    const { name, errors, status } = error as { name?: unknown; errors?: unknown; status?: unknown };
-    // Recognised by name: @octokit/graphql is core's dependency, not ours.
-    const messages =
-      name === "GraphqlResponseError" && Array.isArray(errors) ? errors.map((e) => String((e as { message?: unknown } | null)?.message)).join("; ") : null;
-    throw new AppError("GITHUB_API_FAILED", messages === null ? `the ${what} failed` : `GitHub refused the ${what}: ${messages}`, {
-      cause: error,
-      details: { ...details, status },
-    });
-  }
-}
-
-function checked<T extends z.ZodType>(schema: T, answer: unknown, what: string, details: Details): z.infer<T> {
-  return parseOrThrow(schema, answer, "GITHUB_API_FAILED", {
-    message: (problem) => `GitHub's answer to the ${what} has the wrong shape at ${problem}`,
-    details,
-  });
 }

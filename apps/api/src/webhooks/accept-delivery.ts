@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { dismissFindings } from "@reviewbot/github/dismissed-findings";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import { enqueueAnswer } from "@reviewbot/queue/enqueue-answer";
 import { enqueueReview } from "@reviewbot/queue/enqueue-review";
@@ -25,7 +26,8 @@ export interface DeliveryQueues {
  * `duplicate`: this delivery id was accepted before; `replayed`: its signed body came before under
  * another delivery id; `stale`: its head is older than the PR's recorded head, nothing enqueued;
  * `not_ours`: a reply in a thread that no comment of ours opened, nothing enqueued; `paused`: a
- * push to a PR the `pause` command paused, nothing enqueued.
+ * push to a PR the `pause` command paused, nothing enqueued; `dismissed`: a trusted person's
+ * dismissal reply, its thread's finding recorded as dismissed on the PR.
  */
 export type Accepted =
   | { readonly status: "accepted"; readonly jobId: string; readonly removed: string | null; readonly cancelled: string | null }
@@ -33,13 +35,15 @@ export type Accepted =
   | { readonly status: "replayed" }
   | { readonly status: "stale"; readonly recordedHead: string }
   | { readonly status: "not_ours" }
-  | { readonly status: "paused" };
+  | { readonly status: "paused" }
+  | { readonly status: "dismissed" };
 
 type Work =
   | { readonly kind: "review"; readonly job: ReviewJob }
   | { readonly kind: "resolve"; readonly task: ResolveTask }
   | { readonly kind: "answer"; readonly job: ReviewJob }
-  | { readonly kind: "command"; readonly task: CommandTask };
+  | { readonly kind: "command"; readonly task: CommandTask }
+  | { readonly kind: "dismiss"; readonly job: ReviewJob };
 
 /**
  * Accepts a delivery exactly once: a delivery id in the ledger is a duplicate, a body in the ledger
@@ -63,6 +67,7 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   if (work.kind === "review" && work.job.trigger === "pull_request" && (await isPaused(queues.redis, work.job.repositoryId, work.job.pullNumber))) {
     return (await recordDelivery(queues.redis, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
   }
+  if (work.kind === "dismiss") return dismiss(queues, work.job);
   const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.seal, work.job) : await resolve(queues, work.task);
   if (outcome.stale !== null && !outcome.stale.tie) {
     const first = await recordDelivery(queues.redis, deliveryId, "stale");
@@ -107,11 +112,26 @@ async function command(queues: DeliveryQueues, task: CommandTask): Promise<Accep
   return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
 }
 
+/**
+ * A dismissal reply: the finding whose comment opened the thread, by the api's own record of what
+ * it posted (never the thread's text), is dismissed on the PR at once; nothing is enqueued, the
+ * model does not answer it. Dismissing twice is dismissing once.
+ */
+async function dismiss(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted> {
+  const memory = await readReviewMemory(queues.redis, job.repositoryId, job.pullNumber);
+  const fingerprint = Object.entries(memory.posted).find(([, id]) => id === job.reply?.threadId)?.[0];
+  if (fingerprint === undefined) {
+    return (await recordDelivery(queues.redis, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+  }
+  await dismissFindings(queues.redis, job.repositoryId, job.pullNumber, [fingerprint]);
+  return (await recordDelivery(queues.redis, job.deliveryId, "dismissed")) ? { status: "dismissed" } : { status: "duplicate", jobId: null };
+}
+
 async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {
   return { jobId: await enqueueGitHubTask(queues.github, queues.seal, task), removed: null, cancelled: null, stale: null };
 }
 
-function resolveTaskOf(work: Exclude<Work, { kind: "answer" | "command" }>): ResolveTask {
+function resolveTaskOf(work: Exclude<Work, { kind: "answer" | "command" | "dismiss" }>): ResolveTask {
   if (work.kind === "resolve") return work.task;
   const { installationId, repositoryId, repository, pullNumber, deliveryId, trigger } = work.job;
   return { kind: "resolve", installationId, repositoryId, repository, pullNumber, deliveryId, trigger };

@@ -156,6 +156,26 @@ describe("decideDelivery", () => {
   });
 
   it.each([
+    ["with a model", {}],
+    ["without a model", { answers: false }],
+  ])("takes a trusted person's `won't fix` reply as a dismissal of the thread's finding, never a question for the model (%s)", (_name, overrides) => {
+    const payload = reviewComment({ comment: { body: "Won't fix: intended.\nThe caller clamps it." } });
+    expect(decideDelivery("pull_request_review_comment", DELIVERY, payload, { ...filter, ...overrides })).toMatchObject({
+      kind: "dismiss",
+      job: { pullNumber: 5, reply: { commentId: 902, threadId: 901 }, deliveryId: DELIVERY },
+    });
+  });
+
+  it.each([
+    ["someone without a role", { author_association: "NONE" }, "author_not_trusted"],
+    ["the PR's author", { author_association: "CONTRIBUTOR" }, "author_not_trusted"],
+    ["an app that is a member", { user: { login: "other-app[bot]", type: "Bot" } }, "bot_author"],
+  ])("does not take a `false positive` reply from %s", (_name, comment, reason) => {
+    const payload = reviewComment({ comment: { body: "false positive", ...comment } });
+    expect(decideDelivery("pull_request_review_comment", DELIVERY, payload, filter)).toEqual({ kind: "ignore", reason });
+  });
+
+  it.each([
     ["an edited comment", reviewComment({ action: "edited" }), {}, "action_not_handled"],
     ["a comment that opens a thread", reviewComment({ comment: { in_reply_to_id: undefined } }), {}, "not_a_reply"],
     ["a closed PR", reviewComment({ pull_request: { state: "closed" } }), {}, "closed"],

@@ -3,6 +3,7 @@ import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { parsePrCommand, type PrCommandName } from "@reviewbot/contracts/pr-command";
 import { ReviewJob } from "@reviewbot/contracts/review-job";
+import { dismissalReason } from "@reviewbot/github/dismissal-reply";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
 /** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */
@@ -11,6 +12,7 @@ export type DeliveryDecision =
   | { readonly kind: "resolve"; readonly task: ResolveTask }
   | { readonly kind: "answer"; readonly job: ReviewJob }
   | { readonly kind: "command"; readonly task: CommandTask }
+  | { readonly kind: "dismiss"; readonly job: ReviewJob }
   | { readonly kind: "ping" }
   | { readonly kind: "ignore"; readonly reason: IgnoreReason };
 
@@ -131,8 +133,9 @@ function commandIn(body: string | null | undefined, filter: DeliveryFilter): PrC
 
 /**
  * A reply in a review thread, from someone with a push-level role and not an app (our own answers
- * included): a command (`@<slug> …` on its first line), or else a job that answers it. Whether the
- * thread is one of ours is the api's record's to say, when the delivery is accepted; anyone else's
+ * included): a command (`@<slug> …` on its first line); a dismissal of the thread's finding when
+ * its first line says so (`won't fix`, `false positive`: packages/github dismissal-reply.ts), with or
+ * without a model; or else a job that answers it. Whether the thread is one of ours is the api's record's to say, when the delivery is accepted; anyone else's
  * reply is a prompt-injection channel, ignored.
  */
 function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {
@@ -144,8 +147,10 @@ function decideReviewComment(event: ReviewCommentEvent, deliveryId: string, filt
   if (!filter.commandAssociations.includes(comment.author_association)) return { kind: "ignore", reason: "author_not_trusted" };
   const command = commandIn(comment.body, filter);
   if (command !== null) return commandOf(event, pr.number, deliveryId, command, { on: "thread", id: comment.id, threadId: comment.in_reply_to_id });
+  const job = jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id });
+  if (dismissalReason(comment.body) !== null) return { kind: "dismiss", job };
   if (!filter.answers) return { kind: "ignore", reason: "answers_off" };
-  return { kind: "answer", job: jobOf(event, deliveryId, "review_comment", { commentId: comment.id, threadId: comment.in_reply_to_id }) };
+  return { kind: "answer", job };
 }
 
 function decideCheckRun(event: CheckRunEvent, deliveryId: string, filter: DeliveryFilter): DeliveryDecision {

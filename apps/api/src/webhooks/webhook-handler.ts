@@ -134,6 +134,12 @@ function acknowledge(deps: WebhookDeps, log: Logger, event: string, accepted: Ac
     response.status(202).json({ status: "ignored", reason });
     return;
   }
+  if (accepted.status === "dismissed") {
+    deps.metrics.webhooks.inc({ event, outcome: "dismissed", reason: "" });
+    log.info({ outcome: "dismissed" }, "finding dismissed");
+    response.status(202).json({ status: "dismissed" });
+    return;
+  }
   deps.metrics.webhooks.inc({ event, outcome: accepted.status, reason: "" });
   const superseded = accepted.status === "accepted" ? { removed: accepted.removed, cancelled: accepted.cancelled } : {};
   log.info({ jobId: accepted.jobId, outcome: accepted.status, ...superseded }, "webhook acknowledged");

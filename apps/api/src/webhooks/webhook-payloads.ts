@@ -80,7 +80,7 @@ export const ReviewCommentEvent = z.object({
   comment: z.object({
     id,
     in_reply_to_id: id.optional(),
-    body: z.string().max(262_144).nullable().optional(),
+    body: z.string().max(262_144).nullable().default(null),
     author_association: z.string().max(50),
     user,
   }),

@@ -1,0 +1,7 @@
+import type { Redis } from "ioredis";
+import { dismissedKey } from "./dismissed-findings.js";
+
+/** How many findings trusted people dismissed on the PR, for its summary (issue 23, part 3). */
+export async function dismissedCount(redis: Redis, repositoryId: number, pullNumber: number): Promise<number> {
+  return redis.zcard(dismissedKey(repositoryId, pullNumber));
+}
