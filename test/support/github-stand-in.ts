@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
+import { addIssueComment, issueCommentRoutes, type StandInIssueComment } from "./github-stand-in-issue-comments.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
 import { addReply, APP_BOT, openThread, type FileAt, type StandInReviewComment, type StandInThread, type StandInUser } from "./github-stand-in-threads.js";
@@ -105,6 +106,8 @@ export interface StandInState {
   readonly files: Map<string, string>;
   /** Review comments (the reviews' and replies) by id. */
   readonly reviewComments: Map<number, StandInReviewComment>;
+  /** Comments on PRs' conversations (issue comments) by id. */
+  readonly issueComments: Map<number, StandInIssueComment>;
   /** Review threads by GraphQL node id, in the order they were opened. */
   readonly threads: Map<string, StandInThread>;
   /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
@@ -133,6 +136,8 @@ export interface GitHubStandIn {
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
   /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
   review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
+  /** Comments on the PR's conversation as someone else (a human, another App's bot); returns the comment's id. */
+  issueComment(repository: string, pullNumber: number, user: StandInUser, body: string): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
   fail(method: string, pathPattern: RegExp, count: number, kind: FaultKind): void;
   /** Drops every scripted fault not yet used. */
@@ -172,6 +177,7 @@ export async function startGitHubStandIn(options: {
     reviews: new Map(),
     files: new Map(),
     reviewComments: new Map(),
+    issueComments: new Map(),
     threads: new Map(),
     users: new Map([[APP_BOT.login, APP_BOT]]),
     fileAt: options.fileAt,
@@ -180,7 +186,7 @@ export async function startGitHubStandIn(options: {
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), graphqlRoute(state)];
+  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), ...issueCommentRoutes(state), graphqlRoute(state)];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -255,6 +261,11 @@ export async function startGitHubStandIn(options: {
       const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);
       if (posted.status !== 200) throw new Error(`GitHub would refuse this review (${String(posted.status)})`);
       return (posted.body as StandInReview).id;
+    },
+    issueComment: (repository, pullNumber, user, body) => {
+      const posted = addIssueComment(state, `${repository}#${pullNumber}`, known(state, user), body);
+      if (posted.status !== 201) throw new Error(`GitHub would refuse this comment (${String(posted.status)})`);
+      return (posted.body as { id: number }).id;
     },
     fail: (method, pattern, count, kind) => faults.push({ method, pattern, remaining: count, kind }),
     clearFaults: () => {

@@ -17,6 +17,16 @@ const ResolveTask = z.strictObject({
   trigger: ReviewJob.shape.trigger,
 });
 
+/** A trusted person's `summary` command: the PR's summary comment is rendered again from what the api stored, without a review. */
+const SummaryTask = z.strictObject({
+  kind: z.literal("summary"),
+  installationId: ReviewJob.shape.installationId,
+  repositoryId: ReviewJob.shape.repositoryId,
+  repository: ReviewJob.shape.repository,
+  pullNumber: ReviewJob.shape.pullNumber,
+  deliveryId: ReviewJob.shape.deliveryId,
+});
+
 const reviewRef = { reviewJobId: z.string().min(1).max(300), review: ReviewJob };
 
 /** A worker started the review: the check run goes `in_progress`. */
@@ -64,9 +74,10 @@ const FailedTask = z.strictObject({
  * Everything the publisher (the only holder of the App key) is asked to do. Only the api writes
  * these, sealed by the queue; workers reach the publisher through the api's report route.
  */
-export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask, AiRetriedTask]);
+export const GitHubTask = z.discriminatedUnion("kind", [ResolveTask, StartedTask, CompletedTask, FailedTask, AnswerTask, AiRetriedTask, SummaryTask]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
 export type CompletedTask = z.infer<typeof CompletedTask>;
 export type AnswerTask = z.infer<typeof AnswerTask>;
 export type AiRetriedTask = z.infer<typeof AiRetriedTask>;
+export type SummaryTask = z.infer<typeof SummaryTask>;

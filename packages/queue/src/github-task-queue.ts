@@ -15,11 +15,11 @@ export const GITHUB_TASK_OPTIONS: DefaultJobOptions = Object.freeze({
 });
 
 /**
- * One id per task: `resolve.<deliveryId>`, or `<kind>.<reviewJobId>`, so a retried or stalled
+ * One id per task: `resolve.<deliveryId>` and `summary.<deliveryId>`, or `<kind>.<reviewJobId>`, so a retried or stalled
  * review (or a redelivered comment) enqueues each task once. BullMQ ids must not contain `:`.
  */
 export function githubTaskId(task: GitHubTask): string {
-  return task.kind === "resolve" ? `resolve.${task.deliveryId}` : `${task.kind}.${task.reviewJobId}`;
+  return task.kind === "resolve" || task.kind === "summary" ? `${task.kind}.${task.deliveryId}` : `${task.kind}.${task.reviewJobId}`;
 }
 
 /** Hands a task to the publisher, validated and sealed where it is written; returns its job id. */

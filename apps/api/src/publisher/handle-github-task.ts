@@ -28,7 +28,8 @@ export type TaskOutcome = "done" | "skipped";
  * share, like a webhook's); `started`, `completed` and `failed` go to the sink. A completed review
  * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
  * shown as the PR's current result. An `ai-retried` task updates the review's check run with the
- * retried AI review, unless the PR has a newer head.
+ * retried AI review, unless the PR has a newer head. A `summary` task (a trusted person's command)
+ * renders the PR's summary comment again from what the api stored at its last review.
  */
 export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
   switch (task.kind) {
@@ -79,5 +80,10 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       }
       await deps.sink.aiRetried(task);
       return "done";
+    case "summary": {
+      const outcome = await deps.sink.summary(task);
+      if (outcome === "skipped") logger.info("no summary to render again: skipped");
+      return outcome;
+    }
   }
 }

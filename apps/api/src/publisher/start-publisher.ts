@@ -33,7 +33,7 @@ export function startPublisher(options: PublisherOptions): Worker {
         // Only tasks the api sealed: workers share Redis, and without ACLs could write this queue.
         const task = openGitHubTask(options.seal, job.id ?? "", job.data);
         const taskLog = log.child(
-          task.kind === "resolve"
+          task.kind === "resolve" || task.kind === "summary"
             ? { repo: task.repository, pr: task.pullNumber }
             : { jobId: task.reviewJobId, repo: task.review.repository, pr: task.review.pullNumber, headSha: task.review.headSha },
         );
