@@ -18,7 +18,15 @@ const ours = (fleet: Fleet, pull: HostedPull) =>
 /** Delivers `action` for the PR's head and waits until our summary comment shows that head. */
 async function reviewHead(fleet: Fleet, pull: HostedPull, action: string): Promise<string> {
   expect((await fleet.deliver("pull_request", pullRequestEvent(pull, action))).status).toBe(202);
-  await expect.poll(() => ours(fleet, pull).map((comment) => comment.body).join("\n"), { timeout: 120_000, interval: 250 }).toContain(pull.headSha.slice(0, 12));
+  await expect
+    .poll(
+      () =>
+        ours(fleet, pull)
+          .map((comment) => comment.body)
+          .join("\n"),
+      { timeout: 120_000, interval: 250 },
+    )
+    .toContain(pull.headSha.slice(0, 12));
   return ours(fleet, pull)[0]?.body ?? "";
 }
 
@@ -30,7 +38,8 @@ describe("the summary comment through the fleet, with the stand-in model", () =>
   let model: ModelStandIn;
   let pull: HostedPull;
   let current = "";
-  const calc = (pad: number) => ["export function add(a: number, b: number): number {", BUG, "}", ...Array.from({ length: pad }, (_, i) => `export const k${i} = ${i};`), ""].join("\n");
+  const calc = (pad: number) =>
+    ["export function add(a: number, b: number): number {", BUG, "}", ...Array.from({ length: pad }, (_, i) => `export const k${i} = ${i};`), ""].join("\n");
 
   beforeAll(async () => {
     model = await startModelStandIn({ apiKey: MODEL_KEY });

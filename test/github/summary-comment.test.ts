@@ -5,7 +5,15 @@ import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { createGitHubSink, type GitHubSinkDeps } from "@reviewbot/github/github-sink";
 import { SUMMARY_MARKER } from "@reviewbot/github/upsert-summary-comment";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APP_ID, INSTALLATION_ID, REPOSITORY, REPOSITORY_ID, startGitHubHarness, type AppProcess, type GitHubHarness } from "../support/github-stand-in-harness.js";
+import {
+  APP_ID,
+  INSTALLATION_ID,
+  REPOSITORY,
+  REPOSITORY_ID,
+  startGitHubHarness,
+  type AppProcess,
+  type GitHubHarness,
+} from "../support/github-stand-in-harness.js";
 import { APP_BOT } from "../support/github-stand-in-threads.js";
 
 let harness: GitHubHarness;
@@ -54,13 +62,27 @@ const report = (message: string): PublishedReport => ({
   durationMs: 5,
   ai: aiReportOff(),
 });
-const completed = (review: ReviewJob, message: string): CompletedTask => ({ kind: "completed", reviewJobId: `job-${review.headSha.slice(-6)}`, review, report: report(message) });
+const completed = (review: ReviewJob, message: string): CompletedTask => ({
+  kind: "completed",
+  reviewJobId: `job-${review.headSha.slice(-6)}`,
+  review,
+  report: report(message),
+});
 
 function sink(process: AppProcess, overrides: Partial<GitHubSinkDeps> = {}) {
-  return createGitHubSink({ app: process.app, appId: APP_ID, redis: process.redis, logger: process.logger, scrubber: process.scrubber, reviewComments: false, ...overrides });
+  return createGitHubSink({
+    app: process.app,
+    appId: APP_ID,
+    redis: process.redis,
+    logger: process.logger,
+    scrubber: process.scrubber,
+    reviewComments: false,
+    ...overrides,
+  });
 }
 
-const commentsOn = (pullNumber: number) => [...harness.standIn.state.issueComments.values()].filter((comment) => comment.pull === `${REPOSITORY}#${pullNumber}`);
+const commentsOn = (pullNumber: number) =>
+  [...harness.standIn.state.issueComments.values()].filter((comment) => comment.pull === `${REPOSITORY}#${pullNumber}`);
 const oursOn = (pullNumber: number) => commentsOn(pullNumber).filter((comment) => comment.user.id === APP_BOT.id);
 const forget = (pullNumber: number) => harness.localRedis.command("DEL", `reviewbot:summary:comment:${REPOSITORY_ID}:${pullNumber}`);
 
@@ -99,7 +121,10 @@ describe("the PR's summary comment", () => {
     expect(oursOn(pullNumber)).toHaveLength(1);
     expect(oursOn(pullNumber)[0]?.body).toContain(sha(11).slice(0, 12));
     // The impostors' comments were never edited.
-    expect(impostors.map((id) => harness.standIn.state.issueComments.get(id)?.body)).toEqual([`${SUMMARY_MARKER}\nI am the summary`, `${SUMMARY_MARKER}\nme too`]);
+    expect(impostors.map((id) => harness.standIn.state.issueComments.get(id)?.body)).toEqual([
+      `${SUMMARY_MARKER}\nI am the summary`,
+      `${SUMMARY_MARKER}\nme too`,
+    ]);
     expect(harness.standIn.calls("PATCH", /\/issues\/comments\/\d+$/).filter((call) => impostors.some((id) => call.path.endsWith(`/${id}`)))).toEqual([]);
   });
 
@@ -117,13 +142,21 @@ describe("the PR's summary comment", () => {
   it("is rendered again by a `summary` task from the stored state, with the caller's pause, dismissals and commands", async () => {
     const pullNumber = ++pullCounter;
     const process = harness.process();
-    const task = { kind: "summary", installationId: INSTALLATION_ID, repositoryId: REPOSITORY_ID, repository: REPOSITORY, pullNumber, deliveryId: "d-1" } as const;
+    const task = {
+      kind: "summary",
+      installationId: INSTALLATION_ID,
+      repositoryId: REPOSITORY_ID,
+      repository: REPOSITORY,
+      pullNumber,
+      deliveryId: "d-1",
+    } as const;
     pullAt(pullNumber, sha(30));
     // Nothing reviewed yet: nothing to render, nothing posted.
     expect(await sink(process).summary(task)).toBe("skipped");
     expect(commentsOn(pullNumber)).toEqual([]);
     await sink(process).completed(completed(pullAt(pullNumber, sha(30)), "a finding"), null);
-    const extras = () => Promise.resolve({ paused: true, dismissed: 3, commands: [{ usage: "@reviewbot resume", description: "start automatic reviews again" }] });
+    const extras = () =>
+      Promise.resolve({ paused: true, dismissed: 3, commands: [{ usage: "@reviewbot resume", description: "start automatic reviews again" }] });
     expect(await sink(process, { summaryExtras: extras }).summary(task)).toBe("done");
     const [summary] = oursOn(pullNumber);
     expect(oursOn(pullNumber)).toHaveLength(1);

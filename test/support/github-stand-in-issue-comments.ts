@@ -44,7 +44,8 @@ export function issueCommentRoutes(state: StandInState): StandInRoute[] {
       method: "POST",
       pattern: repoPath(`/issues/(\\d+)/comments`),
       auth: "token",
-      handle: (context) => (may(context, "write") ? addIssueComment(state, pullKey(context.params), APP_BOT, (context.body as { body?: unknown } | undefined)?.body) : forbidden),
+      handle: (context) =>
+        may(context, "write") ? addIssueComment(state, pullKey(context.params), APP_BOT, (context.body as { body?: unknown } | undefined)?.body) : forbidden,
     },
     {
       method: "GET",
@@ -67,7 +68,8 @@ export function issueCommentRoutes(state: StandInState): StandInRoute[] {
       handle: (context) => {
         if (!may(context, "write")) return forbidden;
         const comment = state.issueComments.get(Number(context.params[2]));
-        if (comment === undefined || !comment.pull.startsWith(`${context.params[0] ?? ""}/${context.params[1] ?? ""}#`)) return { status: 404, body: { message: "Not Found" } };
+        if (comment === undefined || !comment.pull.startsWith(`${context.params[0] ?? ""}/${context.params[1] ?? ""}#`))
+          return { status: 404, body: { message: "Not Found" } };
         const body = (context.body as { body?: unknown } | undefined)?.body;
         const problem = bodyProblem(body);
         if (problem !== null) return problem;
@@ -80,8 +82,13 @@ export function issueCommentRoutes(state: StandInState): StandInRoute[] {
 }
 
 function bodyProblem(body: unknown): { status: number; body: unknown } | null {
-  if (typeof body !== "string" || body === "") return { status: 422, body: { message: "Validation Failed", errors: [{ field: "body", code: "missing_field" }] } };
-  if (body.length > MAX_BODY) return { status: 422, body: { message: "Validation Failed", errors: [{ field: "body", code: "custom", message: "Body is too long (maximum is 65536 characters)" }] } };
+  if (typeof body !== "string" || body === "")
+    return { status: 422, body: { message: "Validation Failed", errors: [{ field: "body", code: "missing_field" }] } };
+  if (body.length > MAX_BODY)
+    return {
+      status: 422,
+      body: { message: "Validation Failed", errors: [{ field: "body", code: "custom", message: "Body is too long (maximum is 65536 characters)" }] },
+    };
   return null;
 }
 

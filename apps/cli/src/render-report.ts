@@ -59,7 +59,15 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
  * published report): a first review, so nothing to compare with and no threads to link.
  */
 function summaryOf(report: Report): string {
-  return renderPrSummary({ report: toPublishedReport(report), headSha: report.head.sha, previous: null, threads: {}, commands: [], paused: false, dismissed: 0 });
+  return renderPrSummary({
+    report: toPublishedReport(report),
+    headSha: report.head.sha,
+    previous: null,
+    threads: {},
+    commands: [],
+    paused: false,
+    dismissed: 0,
+  });
 }
 
 /** The report's AI review as the JSON output's contract has it: optional fields left out, not null. */

@@ -136,7 +136,15 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
     async summary(task) {
       const [owner = "", repo = ""] = task.repository.split("/");
       const octokit = await deps.app.getInstallationOctokit(task.installationId);
-      const pull = { octokit, redis: deps.redis, repositoryId: task.repositoryId, owner, repo, pullNumber: task.pullNumber, identity: await identityOf(octokit) };
+      const pull = {
+        octokit,
+        redis: deps.redis,
+        repositoryId: task.repositoryId,
+        owner,
+        repo,
+        pullNumber: task.pullNumber,
+        identity: await identityOf(octokit),
+      };
       const logger = deps.logger.child({ deliveryId: task.deliveryId, repo: task.repository, pr: task.pullNumber });
       return (await publishSummary(pull, summaryDeps(logger), null)) === null ? "skipped" : "done";
     },

@@ -82,7 +82,9 @@ describe("renderPrSummary", () => {
     const finding = aiFinding();
     const text = renderPrSummary(
       input({
-        report: report({ ai: aiDone({ description: "Adds a calculator.", walkthrough: [{ path: "src/calc.ts", change: "Adds add()." }], findings: [finding] }) }),
+        report: report({
+          ai: aiDone({ description: "Adds a calculator.", walkthrough: [{ path: "src/calc.ts", change: "Adds add()." }], findings: [finding] }),
+        }),
         threads: { [aiFingerprint(finding)]: 4242 },
       }),
     );
@@ -140,7 +142,11 @@ describe("renderPrSummary", () => {
 
   it("renders in time linear in the number of findings", () => {
     const make = (size: number): PrSummaryInput =>
-      input({ report: report({ findings: Array.from({ length: size }, (_, i) => helperFinding({ path: `src/f${i}.ts`, severity: i % 2 === 0 ? "notice" : "warning" })) }) });
+      input({
+        report: report({
+          findings: Array.from({ length: size }, (_, i) => helperFinding({ path: `src/f${i}.ts`, severity: i % 2 === 0 ? "notice" : "warning" })),
+        }),
+      });
     expect(growthRatio((value) => renderPrSummary(value), make, 500)).toBeLessThan(8);
   }, 60_000);
 });

@@ -149,7 +149,9 @@ function sinceWords(previous: PreviousSummary, input: PrSummaryInput, listed: re
   const added = [...now].filter((key) => !before.has(key)).length;
   const gone = [...before].filter((key) => !now.has(key)).length;
   const incremental =
-    input.report.ai.since === null ? "" : ` The AI review read only what changed since \`${input.report.ai.since.slice(0, 12)}\`, and kept its earlier findings whose lines are unchanged.`;
+    input.report.ai.since === null
+      ? ""
+      : ` The AI review read only what changed since \`${input.report.ai.since.slice(0, 12)}\`, and kept its earlier findings whose lines are unchanged.`;
   const from =
     previous.headSha === input.headSha ? "The same head as the last review" : `From \`${previous.headSha.slice(0, 12)}\` to \`${input.headSha.slice(0, 12)}\``;
   return `${from}: ${countOf(added, "new finding")}, ${countOf(gone, "finding")} no longer found.${incremental}`;
