@@ -83,7 +83,7 @@ interface Delivered {
 
 /** Someone comments `body` on the PR and GitHub delivers it; `again` redelivers it under the same delivery id. */
 async function comment(body: string, user: StandInUser = MAINTAINER, association = "MEMBER"): Promise<Delivered> {
-  const id = fleet.github.comment(REPOSITORY, pull.number, { ...user, body });
+  const id = fleet.github.issueComment(REPOSITORY, pull.number, user, body);
   const event = {
     action: "created",
     installation: { id: INSTALLATION_ID },

@@ -259,7 +259,8 @@ describe("check run publication", () => {
     const reviews = [newReview(), newReview(), newReview()];
     await Promise.all(reviews.map((review, i) => (i % 2 === 0 ? first : second).completed(completedTask(review, report([finding(1)])), null)));
     const writes = harness.standIn.requests.filter((r) => r.method !== "GET" && !r.path.startsWith("/app/")).map((r) => r.at);
-    expect(writes).toHaveLength(6);
+    // Per review: the check run created and completed, and the PR's summary comment created.
+    expect(writes).toHaveLength(9);
     const gaps = writes.slice(1).map((at, i) => at - (writes[i] ?? 0));
     // Unpaced, these writes arrive a few milliseconds apart; the margin absorbs scheduling jitter.
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(paceMs - 40);

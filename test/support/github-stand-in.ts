@@ -2,10 +2,11 @@ import type { KeyObject } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tokenGrants, tokenReaches } from "./github-stand-in-access.js";
-import { addIssueComment, commentRoutes, type StandInIssueComment, type StandInReaction } from "./github-stand-in-comments.js";
 import { permissionRoute, setRole, type StandInRole } from "./github-stand-in-dismissals.js";
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
+import { addIssueComment, issueCommentRoutes, type StandInIssueComment } from "./github-stand-in-issue-comments.js";
+import { reactionRoutes, type StandInReaction } from "./github-stand-in-reactions.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
 import {
@@ -116,10 +117,10 @@ export interface StandInState {
   readonly files: Map<string, string>;
   /** Review comments (the reviews' and replies) by id. */
   readonly reviewComments: Map<number, StandInReviewComment>;
+  /** Comments on PRs' conversations (issue comments) by id. */
+  readonly issueComments: Map<number, StandInIssueComment>;
   /** Review threads by GraphQL node id, in the order they were opened. */
   readonly threads: Map<string, StandInThread>;
-  /** Comments on PRs' conversations by id (ours and people's). */
-  readonly issueComments: Map<number, StandInIssueComment>;
   /** Reactions to comments, in the order they were made. */
   readonly reactions: StandInReaction[];
   /** Accounts `GET /users/{login}` knows, by lower-case login: the App's bot user and everyone who posted. */
@@ -148,8 +149,6 @@ export interface GitHubStandIn {
   ): number;
   /** Replies to the thread holding `commentId` as someone else (a human); returns the reply's id. */
   reply(repository: string, pullNumber: number, commentId: number, reply: StandInUser & { readonly body: string }): number;
-  /** Comments on the PR's conversation as someone else (a human, another App); returns the comment's id. */
-  comment(repository: string, pullNumber: number, comment: StandInUser & { readonly body: string }): number;
   /** Gives `user` a role in `repository`: the association on their comments and their permission. */
   setRole(repository: string, user: StandInUser, role: StandInRole): void;
   /** `user` reacts to a review comment (`-1` is 👎), as in GitHub's UI: no webhook is sent. */
@@ -158,6 +157,8 @@ export interface GitHubStandIn {
   resolveThread(repository: string, pullNumber: number, commentId: number, user: StandInUser): string;
   /** Posts a review as someone else (another App's bot, say), checked as GitHub checks ours; returns its id. */
   review(repository: string, pullNumber: number, user: StandInUser, review: ReviewRequest): number;
+  /** Comments on the PR's conversation as someone else (a human, another App's bot); returns the comment's id. */
+  issueComment(repository: string, pullNumber: number, user: StandInUser, body: string): number;
   /** Answers the next `count` requests matching `method` and `pathPattern` with a fault. */
   fail(method: string, pathPattern: RegExp, count: number, kind: FaultKind): void;
   /** Drops every scripted fault not yet used. */
@@ -197,8 +198,8 @@ export async function startGitHubStandIn(options: {
     reviews: new Map(),
     files: new Map(),
     reviewComments: new Map(),
-    threads: new Map(),
     issueComments: new Map(),
+    threads: new Map(),
     reactions: [],
     users: new Map([[APP_BOT.login, APP_BOT]]),
     roles: new Map(),
@@ -208,7 +209,14 @@ export async function startGitHubStandIn(options: {
   const requests: RecordedRequest[] = [];
   const minted: MintedToken[] = [];
   const faults: { method: string; pattern: RegExp; remaining: number; kind: FaultKind }[] = [];
-  const routes = [...standInRoutes(state, (token) => minted.push(token)), ...reviewRoutes(state), ...commentRoutes(state), permissionRoute(state), graphqlRoute(state)];
+  const routes = [
+    ...standInRoutes(state, (token) => minted.push(token)),
+    ...reviewRoutes(state),
+    ...issueCommentRoutes(state),
+    ...reactionRoutes(state),
+    permissionRoute(state),
+    graphqlRoute(state),
+  ];
 
   const server = createServer((request, response) => {
     void handle(request, response).catch((error: unknown) => {
@@ -279,8 +287,6 @@ export async function startGitHubStandIn(options: {
       if (added === null) throw new Error(`comment ${commentId} is not on ${repository}#${pullNumber}`);
       return added.id;
     },
-    comment: (repository, pullNumber, { login, id, type, body }) =>
-      addIssueComment(state, `${repository}#${pullNumber}`, known(state, { login, id, type }), body).id,
     setRole: (repository, user, role) => {
       setRole(state, repository, known(state, user).login, role);
     },
@@ -302,6 +308,11 @@ export async function startGitHubStandIn(options: {
       const posted = addReview(state, `${repository}#${pullNumber}`, known(state, user), review);
       if (posted.status !== 200) throw new Error(`GitHub would refuse this review (${String(posted.status)})`);
       return (posted.body as StandInReview).id;
+    },
+    issueComment: (repository, pullNumber, user, body) => {
+      const posted = addIssueComment(state, `${repository}#${pullNumber}`, known(state, user), body);
+      if (posted.status !== 201) throw new Error(`GitHub would refuse this comment (${String(posted.status)})`);
+      return (posted.body as { id: number }).id;
     },
     fail: (method, pattern, count, kind) => faults.push({ method, pattern, remaining: count, kind }),
     clearFaults: () => {

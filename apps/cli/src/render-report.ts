@@ -2,6 +2,8 @@ import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { renderAiText } from "./render-ai-text.js";
+import { renderPrSummary } from "@reviewbot/github/render-pr-summary";
+import { toPublishedReport } from "@reviewbot/review/pipeline/to-published-report";
 import { renderSarif } from "./render-sarif.js";
 
 export type ReportFormat = "text" | "json" | "sarif";
@@ -10,10 +12,11 @@ const COLOURS = { error: "\u001b[31m", warning: "\u001b[33m", notice: "\u001b[36
 
 /**
  * One document for machines (`json`: the report, its AI findings without the null `startLine` and
- * `suggestion`; `sarif`), or a report for people grouped by file, the AI review in its own section.
+ * `suggestion`, and `summary`, the PR's summary comment as Markdown; `sarif`), or a report for
+ * people grouped by file, the AI review in its own section, the summary comment last.
  */
 export function renderReport(report: Report, format: ReportFormat, colour: boolean): string {
-  if (format === "json") return `${JSON.stringify({ ...report, ai: aiJson(report.ai) }, null, 2)}\n`;
+  if (format === "json") return `${JSON.stringify({ ...report, ai: aiJson(report.ai), summary: summaryOf(report) }, null, 2)}\n`;
   if (format === "sarif") return `${JSON.stringify(renderSarif(report), null, 2)}\n`;
   const paint = (code: keyof typeof COLOURS, text: string): string => (colour ? `${COLOURS[code]}${text}${COLOURS.reset}` : text);
   const lines = [
@@ -47,7 +50,24 @@ export function renderReport(report: Report, format: ReportFormat, colour: boole
   );
   lines.push("", ...renderAiText(report.ai, paint));
   for (const error of report.errors) lines.push(paint("warning", `note: ${error}`));
+  lines.push("", paint("dim", "--- the PR's summary comment ---"), summaryOf(report));
   return `${lines.join("\n")}\n`;
+}
+
+/**
+ * The summary comment the fleet would post for this review (the same renderer, from the same
+ * published report): a first review, so nothing to compare with and no threads to link.
+ */
+function summaryOf(report: Report): string {
+  return renderPrSummary({
+    report: toPublishedReport(report),
+    headSha: report.head.sha,
+    previous: null,
+    threads: {},
+    commands: [],
+    paused: false,
+    dismissed: 0,
+  });
 }
 
 /** The report's AI review as the JSON output's contract has it: optional fields left out, not null. */

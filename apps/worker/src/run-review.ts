@@ -8,7 +8,7 @@ import { failure, reportResult } from "./job-outcome.js";
 import type { ProcessDependencies } from "./process-dependencies.js";
 import type { ReviewJobResult } from "./review-job-result.js";
 import { untilAborted } from "./running-jobs.js";
-import { toPublishedReport } from "./to-published-report.js";
+import { toPublishedReport } from "@reviewbot/review/pipeline/to-published-report";
 
 /** How long an aborted review waits for its sandboxes to be killed before it reports anyway. */
 const ABORT_GRACE_MS = 10_000;

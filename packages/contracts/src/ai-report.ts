@@ -46,6 +46,13 @@ export const AiReport = z.strictObject({
    */
   since: CommitSha.nullable(),
   summary: z.string().max(8000),
+  /** What the PR does, model-written (`submit_review`'s `description`); absent when the model gave none. */
+  description: z.string().max(2000).optional(),
+  /** Per file the model was shown, what changed in it, model-written (`submit_review`'s `walkthrough`). */
+  walkthrough: z
+    .array(z.strictObject({ path: z.string().min(1).max(4096), change: z.string().min(1).max(300) }))
+    .max(1000)
+    .optional(),
   findings: z.array(PlacedAiFinding).max(500),
   unplaced: z.array(UnplacedAiFinding).max(500),
   usage: z.strictObject({

@@ -12,6 +12,7 @@ import type { GitHubApp } from "./create-github-app.js";
 import { findOrCreateCheckRun, type CheckRunTarget } from "./find-or-create-check-run.js";
 import { postAnswerOnce } from "./post-answer-once.js";
 import { publishReview } from "./publish-review.js";
+import { NO_SUMMARY_EXTRAS, publishSummary, type SummaryExtrasOf } from "./publish-summary.js";
 import { readReviewMemory, updateReviewMemory } from "./review-memory.js";
 import { renderCheckRun } from "./render-check-run.js";
 import { resolveOutdatedThreads } from "./resolve-outdated-threads.js";
@@ -30,6 +31,8 @@ export interface GitHubSinkDeps {
   readonly maxReviewComments?: number;
   /** Whose dismissal replies count (REVIEWBOT_COMMAND_ASSOCIATIONS); OWNER, MEMBER and COLLABORATOR unless set. */
   readonly trustedAssociations?: readonly string[];
+  /** The commands, pause and dismissals the PR's summary shows (none until the api wires them). */
+  readonly summaryExtras?: SummaryExtrasOf;
 }
 
 const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
@@ -38,8 +41,9 @@ const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per review job on its head SHA
  * (`started` → in progress; `completed` → conclusion, summary, annotations in batches of 50;
  * `failed` → failure naming the reason; superseded → cancelled; `ai-retried` → the same run amended with
- * the AI review retried alone), and the PR review of what is new
- * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved.
+ * the AI review retried alone), the PR review of what is new
+ * since the earlier pushes (`publishReview`), remembered per PR, its outdated threads resolved,
+ * and the PR's one summary comment, created once and edited in place (`publishSummary`).
  * Every method is idempotent across retries, stalls and several api processes. Our own reviews and
  * comments are told by our App's bot user, read once (`appIdentityOf`).
  */
@@ -50,6 +54,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
     return { octokit, redis: deps.redis, appId: deps.appId, repositoryId: review.repositoryId, owner, repo, headSha: review.headSha, reviewJobId };
   };
+  const summaryDeps = (logger: Logger) => ({ logger, scrubber: deps.scrubber, extras: deps.summaryExtras ?? NO_SUMMARY_EXTRAS });
   const log = (review: ReviewJob, reviewJobId: string): Logger =>
     deps.logger.child({ jobId: reviewJobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
   // The report less what trusted people dismissed on the PR: neither a comment nor an annotation shows it again.
@@ -82,7 +87,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // Under the PR's memory lock: two heads' publications neither interleave their memory nor
       // sweep the threads at once (each thread is resolved once).
-      await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
+      const memory = await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
         const next = await publishReview(
           pull,
           { logger, scrubber: deps.scrubber },
@@ -99,6 +104,8 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
         if (ours.size > 0) await resolveOutdatedThreads(where.octokit, pull, (id) => ours.has(id), logger);
         return next;
       });
+      // After the check run and the review: the summary links the threads just posted.
+      await publishSummary(pull, summaryDeps(logger), { headSha: task.review.headSha, report, posted: memory.posted });
     },
 
     async answered(task) {
@@ -127,7 +134,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       await amendCheckRun(where, { logger, scrubber: deps.scrubber }, renderCheckRun({ kind: "completed", report }, options), earlier.annotations);
       const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // The helpers' comments, if any, went out with the review: this review carries the model's alone.
-      await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) =>
+      const memory = await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) =>
         publishReview(
           pull,
           { logger, scrubber: deps.scrubber },
@@ -137,6 +144,23 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           { headSha: task.review.headSha, baseSha: task.review.baseSha, witness: task.witness ?? null },
         ),
       );
+      await publishSummary(pull, summaryDeps(logger), { headSha: task.review.headSha, report, posted: memory.posted });
+    },
+
+    async summary(task) {
+      const [owner = "", repo = ""] = task.repository.split("/");
+      const octokit = await deps.app.getInstallationOctokit(task.installationId);
+      const pull = {
+        octokit,
+        redis: deps.redis,
+        repositoryId: task.repositoryId,
+        owner,
+        repo,
+        pullNumber: task.pullNumber,
+        identity: await identityOf(octokit),
+      };
+      const logger = deps.logger.child({ deliveryId: task.deliveryId, repo: task.repository, pr: task.pullNumber });
+      return (await publishSummary(pull, summaryDeps(logger), null)) === null ? "skipped" : "done";
     },
 
     async failed(task) {

@@ -1,7 +1,7 @@
 import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import { INCOMPLETE_HELPER_OUTCOMES } from "@reviewbot/contracts/helper-outcome";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
-import { truncateUtf8 } from "./truncate-utf8.js";
+import { joinWithin } from "./join-within.js";
 import { countOf } from "./count-of.js";
 import { renderAiSummary } from "./render-ai-summary.js";
 
@@ -53,7 +53,7 @@ export function renderReportSummary(report: PublishedReport, facts: SummaryFacts
   if (report.overlay.ignoredPrChanges.length > 0) {
     text.push("### Ignored changes under `.ai/`", ...report.overlay.ignoredPrChanges.map((p) => `- ${sanitiseMarkdown(p)}`));
   }
-  return { summary: joinWithin(summary), text: joinWithin(text) };
+  return { summary: joinWithin(summary, CHECK_OUTPUT_MAX_BYTES, "65,535-character"), text: joinWithin(text, CHECK_OUTPUT_MAX_BYTES, "65,535-character") };
 }
 
 /**
@@ -77,18 +77,4 @@ function overlayWords(overlay: PublishedReport["overlay"]): string {
 function refWords(commit: NonNullable<PublishedReport["overlay"]["commit"]>): string {
   const branch = commit.ref.replace(/^refs\/heads\//, "");
   return commit.from === "ref" ? `the head of \`${branch}\`` : `the PR's base on \`${branch}\``;
-}
-
-/** Joins lines while they fit, then says how many lines were left out. */
-function joinWithin(lines: readonly string[]): string {
-  const reserve = 100;
-  let out = "";
-  for (const [index, line] of lines.entries()) {
-    const next = out === "" ? line : `${out}\n${line}`;
-    if (Buffer.byteLength(next, "utf8") > CHECK_OUTPUT_MAX_BYTES - reserve) {
-      return `${out}\n\n_${lines.length - index} more lines did not fit in GitHub's 65,535-character limit._`;
-    }
-    out = next;
-  }
-  return truncateUtf8(out, CHECK_OUTPUT_MAX_BYTES);
 }

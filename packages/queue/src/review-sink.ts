@@ -1,4 +1,4 @@
-import type { AiRetriedTask, AnswerTask, CompletedTask, GitHubTask } from "@reviewbot/contracts/github-task";
+import type { AiRetriedTask, AnswerTask, CompletedTask, GitHubTask, SummaryTask } from "@reviewbot/contracts/github-task";
 
 export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
 export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;
@@ -17,4 +17,6 @@ export interface ReviewSink {
   answered(task: AnswerTask): Promise<void>;
   /** The AI review, retried alone, completes the review it belongs to: that review's result is replaced by `task.report`. */
   aiRetried(task: AiRetriedTask): Promise<void>;
+  /** The PR's summary comment rendered again from what was stored at its last review; `skipped` when there is none to render. */
+  summary(task: SummaryTask): Promise<"done" | "skipped">;
 }

@@ -34,7 +34,8 @@ export type TaskOutcome = "done" | "skipped";
  * share, like a webhook's); `started`, `completed` and `failed` go to the sink. A completed review
  * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
  * shown as the PR's current result. An `ai-retried` task updates the review's check run with the
- * retried AI review, unless the PR has a newer head. A `command` is a trusted person's (handleCommand).
+ * retried AI review, unless the PR has a newer head. A `command` is a trusted person's
+ * (handleCommand). A `summary` task (the `summary` command) renders the PR's summary comment again from what the api stored at its last review.
  */
 export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
   switch (task.kind) {
@@ -70,9 +71,10 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       return "done";
     case "command":
       return handleCommand(task, deps, logger);
-    case "summary":
-      // The summary comment's renderer is not in this build yet (issue 23, part 1): nothing to refresh.
-      logger.info("summary refresh not available");
-      return "skipped";
+    case "summary": {
+      const outcome = await deps.sink.summary(task);
+      if (outcome === "skipped") logger.info("no summary to render again: skipped");
+      return outcome;
+    }
   }
 }

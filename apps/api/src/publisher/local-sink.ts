@@ -43,6 +43,11 @@ export function createLocalSink(dir: string): ReviewSink {
       });
     },
 
+    summary() {
+      // The embedded defaults have no PR conversation: a summary comment exists only on GitHub.
+      return Promise.resolve("skipped" as const);
+    },
+
     async failed(task) {
       await writeAtomically(localSinkPath(dir, task.review), {
         ...identity(task.review, task.reviewJobId),

@@ -26,6 +26,7 @@ import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./tools/repo-tools.js";
 import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
 import { SubmitReview } from "./tools/submit-review.js";
+import { summaryFields } from "./summary/summary-fields.js";
 import type { LoopLimits } from "./loop/tool-loop.js";
 import { newNonce, wrapUntrusted, type UntrustedKind } from "./untrusted-text.js";
 
@@ -202,6 +203,10 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       model: options.model.model,
       since: scope.since,
       summary,
+      ...summaryFields(
+        synthesis?.review ?? null,
+        reviewed.flatMap(({ chunk, outcome }) => (outcome.review === null ? [] : [{ files: chunk.files.map((file) => file.path), review: outcome.review }])),
+      ),
       findings: withCarried(carried, placed),
       unplaced: placement.unplaced.map(({ finding, reason }) => ({ path: finding.path, line: finding.line, title: finding.title, reason })),
       usage: totalUsage([...outcomes.map(({ outcome }) => outcome), ...(synthesis === null ? [] : [synthesis])]),
@@ -234,7 +239,7 @@ async function synthesise(summaries: readonly string[], context: SynthesisContex
   const opening = [
     `You reviewed this pull request in ${summaries.length} parts. These are your summaries of the parts:`,
     ...summaries.map((summary, index) => context.wrap("body", `summary of part ${index + 1}`, summary)),
-    "Call submit_review now with one summary of the whole PR and an empty findings list (the parts' findings are kept).",
+    "Call submit_review now with one summary and one description of the whole PR and an empty findings list (the parts' findings and walkthroughs are kept).",
   ].join("\n\n");
   return runChunkLoop({
     ...context,

@@ -2,7 +2,7 @@
  * The prompt's version: part of every cached chunk result's key, so a changed prompt never reuses
  * an answer to the old one. Bump it with any change to the text below.
  */
-export const PROMPT_VERSION = "reviewbot-review/1";
+export const PROMPT_VERSION = "reviewbot-review/2";
 
 /** The longest `.ai/review-rules.md` used (characters); the rest is cut with a note. */
 export const MAX_RULES_CHARS = 16_000;
@@ -27,6 +27,7 @@ export function systemPrompt(options: { readonly nonce: string; readonly rules: 
     "- A suggestion replaces lines startLine..line on the RIGHT side; give it only when you are sure of the fix.",
     "- Do not invent code you were not shown. If you could not check something, say so in the summary.",
     "- You cannot approve or request changes; the outcome follows from the severities you give.",
+    "- In submit_review, also give description (what the pull request does, two to four plain sentences) and walkthrough (per file of the diff you were shown, one sentence on what changed): they go into the PR's summary comment.",
     "- Finish by calling submit_review exactly once. Text answers are not read.",
     ...(rules === null ? [] : ["", "The repository's review rules (from its default branch, written by its maintainers):", rules]),
   ].join("\n");

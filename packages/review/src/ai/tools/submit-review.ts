@@ -6,6 +6,10 @@ import { submitTool, type SubmitTool } from "./submit-tool.js";
 
 export const MAX_SUMMARY_CHARS = 4000;
 export const MAX_AI_FINDINGS = 50;
+/** Bounds of the summary comment's model-written part (docs/ai-review.md, "The summary comment"). */
+export const MAX_DESCRIPTION_CHARS = 1500;
+export const MAX_CHANGE_CHARS = 300;
+export const MAX_WALKTHROUGH_FILES = 100;
 /** The longest `submit_review` arguments read: JSON.parse holds all of them in memory at once. */
 export const MAX_SUBMIT_REVIEW_CHARS = 200_000;
 
@@ -34,9 +38,22 @@ export const AiFinding = z
   });
 export type AiFinding = z.infer<typeof AiFinding>;
 
+/** One row of the summary comment's walkthrough: a file of the chunk and what changed in it. */
+export const WalkthroughEntry = z.strictObject({
+  path: z.string().min(1).max(1000).describe("A file of the diff you were shown, as the diff names it."),
+  change: z.string().min(1).max(MAX_CHANGE_CHARS).describe("One plain sentence: what changed in this file."),
+});
+export type WalkthroughEntry = z.infer<typeof WalkthroughEntry>;
+
 /** The arguments of the `submit_review` tool: the model's whole review of one chunk. */
 export const SubmitReview = z.strictObject({
   summary: z.string().max(MAX_SUMMARY_CHARS).describe("A short Markdown overview of the change and the review."),
+  description: z
+    .string()
+    .max(MAX_DESCRIPTION_CHARS)
+    .optional()
+    .describe("What the pull request does, for its readers: two to four plain sentences, no Markdown, no links."),
+  walkthrough: z.array(WalkthroughEntry).max(MAX_WALKTHROUGH_FILES).optional().describe("Per changed file you were shown, one sentence on what changed."),
   findings: z.array(AiFinding).max(MAX_AI_FINDINGS),
 });
 export type SubmitReview = z.infer<typeof SubmitReview>;

@@ -1,5 +1,5 @@
 import { PublishedReport } from "@reviewbot/contracts/published-report";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import type { Report } from "./report.js";
 
 const MAX_LINE = 2000;
 
@@ -45,6 +45,7 @@ export function toPublishedReport(report: Report): PublishedReport {
     ai: {
       ...report.ai,
       summary: report.ai.summary.slice(0, 8000),
+      ...(report.ai.walkthrough === undefined ? {} : { walkthrough: report.ai.walkthrough.slice(0, 1000) }),
       findings: report.ai.findings.slice(0, 500),
       unplaced: report.ai.unplaced.slice(0, 500),
       coverage: { ...report.ai.coverage, skipped: report.ai.coverage.skipped.slice(0, 1000) },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aiReportOff } from "@reviewbot/contracts/ai-report";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import type { Report } from "./report.js";
 import { toPublishedReport } from "./to-published-report.js";
 
 const finding = { path: "a.py", line: 3, endLine: null, column: 1, severity: "error", message: "bad", rule: "E1", helper: "lint" } as const;
