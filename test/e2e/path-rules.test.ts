@@ -57,7 +57,10 @@ afterAll(async () => {
 
 function requestOf(request: ModelStandInRequest): { system: string; opening: string } {
   const messages = (request.json as { messages: { role: string; content: string }[] }).messages;
-  return { system: messages.find((message) => message.role === "system")?.content ?? "", opening: messages.find((message) => message.role === "user")?.content ?? "" };
+  return {
+    system: messages.find((message) => message.role === "system")?.content ?? "",
+    opening: messages.find((message) => message.role === "user")?.content ?? "",
+  };
 }
 
 describe("per-path rules through the fleet", () => {

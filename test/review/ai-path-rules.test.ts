@@ -40,7 +40,10 @@ interface Request {
 
 function requestOf(request: ModelStandInRequest): Request {
   const messages = (request.json as { messages: { role: string; content: string }[] }).messages;
-  return { system: messages.find((message) => message.role === "system")?.content ?? "", opening: messages.find((message) => message.role === "user")?.content ?? "" };
+  return {
+    system: messages.find((message) => message.role === "system")?.content ?? "",
+    opening: messages.find((message) => message.role === "user")?.content ?? "",
+  };
 }
 
 describe("per-path rules in the AI review", () => {
@@ -94,7 +97,9 @@ describe("per-path rules in the AI review", () => {
     const [web, ...webRest] = chunkOf("src/web/page.ts");
     expect([apiRest, webRest]).toEqual([[], []]);
     expect(api?.opening).not.toContain("src/web/page.ts");
-    expect(api?.system).toContain(`The repository's rules from .ai/rules/api.md (from its default branch, written by its maintainers) for the files of this part matching "src/api/**":\n${API_RULE}`);
+    expect(api?.system).toContain(
+      `The repository's rules from .ai/rules/api.md (from its default branch, written by its maintainers) for the files of this part matching "src/api/**":\n${API_RULE}`,
+    );
     // The negative control: the same job's other chunks, the synthesis included, carry no rule.
     const others = requests.filter((request) => request !== api);
     expect(others.length).toBeGreaterThanOrEqual(2);
@@ -102,9 +107,7 @@ describe("per-path rules in the AI review", () => {
     for (const request of others) expect(request.system).not.toContain("RULE-API-7f3a");
     for (const request of requests) expect(request.system).not.toContain("RULE-FORK-91bc");
     const chunkLogs = logLines.map((line) => JSON.parse(line) as { msg: string; rules?: string[] }).filter((line) => line.msg === "ai review chunk done");
-    expect(chunkLogs.map((line) => line.rules)).toEqual(
-      requests.slice(0, chunkLogs.length).map((request) => (request === api ? [".ai/rules/api.md"] : [])),
-    );
+    expect(chunkLogs.map((line) => line.rules)).toEqual(requests.slice(0, chunkLogs.length).map((request) => (request === api ? [".ai/rules/api.md"] : [])));
   });
 });
 

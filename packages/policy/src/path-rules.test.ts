@@ -12,7 +12,10 @@ describe("parsePathRule", () => {
   it.each([
     ["the inline JSON array", '---\npaths: ["src/api/**", "*.sql"]\n---\nCheck every handler for auth.\n'],
     ["the block list", '---\npaths:\n  - "src/api/**"\n  - "*.sql"\n---\nCheck every handler for auth.\n'],
-    ["CRLF line ends, a byte-order mark and trailing blanks", '\uFEFF---\r\npaths:  \r\n    - "src/api/**"\r\n    - "*.sql" \r\n---\r\n\r\nCheck every handler for auth.\r\n'],
+    [
+      "CRLF line ends, a byte-order mark and trailing blanks",
+      '\uFEFF---\r\npaths:  \r\n    - "src/api/**"\r\n    - "*.sql" \r\n---\r\n\r\nCheck every handler for auth.\r\n',
+    ],
   ])("reads %s", (_name, text) => {
     expect(parsePathRule(NAME, text)).toEqual({ ok: true, value: { name: NAME, globs: ["src/api/**", "*.sql"], text: "Check every handler for auth." } });
   });
@@ -27,26 +30,71 @@ describe("parsePathRule", () => {
   it.each([
     ["an empty file", "", `${NAME}: must start with a front matter: a first line \`---\`, then \`paths: [...]\`, then \`---\``],
     ["no front matter", "Check auth.\n", `${NAME}: must start with a front matter: a first line \`---\`, then \`paths: [...]\`, then \`---\``],
-    ["an unclosed front matter", '---\npaths: ["a/**"]\nCheck auth.\n', `${NAME}: has no closing \`---\` line within its first 23 lines (a front matter holds \`paths\` alone, at most 20 globs)`],
+    [
+      "an unclosed front matter",
+      '---\npaths: ["a/**"]\nCheck auth.\n',
+      `${NAME}: has no closing \`---\` line within its first 23 lines (a front matter holds \`paths\` alone, at most 20 globs)`,
+    ],
     ["no paths", "---\n---\nCheck auth.\n", `${NAME}: its front matter has no \`paths\``],
     ["an unknown key", '---\npaths: ["a/**"]\napplyTo: "b/**"\n---\nx\n', `${NAME}: front matter line 3: unknown key "applyTo" (only \`paths\` is allowed)`],
     ["paths twice", '---\npaths: ["a/**"]\npaths: ["b/**"]\n---\nx\n', `${NAME}: front matter line 3: \`paths\` is given twice`],
     ["a blank line", '---\npaths: ["a/**"]\n\n---\nx\n', `${NAME}: front matter line 3: is not \`paths: [...]\` or a \`  - "glob"\` list item: ""`],
-    ["a comment", '---\n# api rules\npaths: ["a/**"]\n---\nx\n', `${NAME}: front matter line 2: is not \`paths: [...]\` or a \`  - "glob"\` list item: "# api rules"`],
-    ["a bare scalar", "---\npaths: a/**\n---\nx\n", `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "a/**"`],
-    ["single quotes", "---\npaths: ['a/**']\n---\nx\n", `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "['a/**']"`],
-    ["a non-string element", '---\npaths: ["a/**", 3]\n---\nx\n', `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "[\\"a/**\\", 3]"`],
-    ["an array split over lines", '---\npaths: ["a/**",\n  "b/**"]\n---\nx\n', `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "[\\"a/**\\","`, `${NAME}: front matter line 3: is not \`paths: [...]\` or a \`  - "glob"\` list item: "  \\"b/**\\"]"`],
+    [
+      "a comment",
+      '---\n# api rules\npaths: ["a/**"]\n---\nx\n',
+      `${NAME}: front matter line 2: is not \`paths: [...]\` or a \`  - "glob"\` list item: "# api rules"`,
+    ],
+    [
+      "a bare scalar",
+      "---\npaths: a/**\n---\nx\n",
+      `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "a/**"`,
+    ],
+    [
+      "single quotes",
+      "---\npaths: ['a/**']\n---\nx\n",
+      `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "['a/**']"`,
+    ],
+    [
+      "a non-string element",
+      '---\npaths: ["a/**", 3]\n---\nx\n',
+      `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "[\\"a/**\\", 3]"`,
+    ],
+    [
+      "an array split over lines",
+      '---\npaths: ["a/**",\n  "b/**"]\n---\nx\n',
+      `${NAME}: front matter line 2: \`paths\` must be a JSON array of double-quoted globs or a block list on the next lines, not "[\\"a/**\\","`,
+      `${NAME}: front matter line 3: is not \`paths: [...]\` or a \`  - "glob"\` list item: "  \\"b/**\\"]"`,
+    ],
     ["an unquoted list item", "---\npaths:\n  - a/**\n---\nx\n", `${NAME}: front matter line 3: a list item must be one double-quoted glob, not "- a/**"`],
-    ["a list item after an inline list", '---\npaths: ["a/**"]\n  - "b/**"\n---\nx\n', `${NAME}: front matter line 3: a list item outside a \`paths:\` block list`],
+    [
+      "a list item after an inline list",
+      '---\npaths: ["a/**"]\n  - "b/**"\n---\nx\n',
+      `${NAME}: front matter line 3: a list item outside a \`paths:\` block list`,
+    ],
     ["a list item before paths", '---\n  - "b/**"\npaths: ["a/**"]\n---\nx\n', `${NAME}: front matter line 2: a list item outside a \`paths:\` block list`],
-    ["an unindented list item", '---\npaths:\n- "a/**"\n---\nx\n', `${NAME}: front matter line 3: is not \`paths: [...]\` or a \`  - "glob"\` list item: "- \\"a/**\\""`],
+    [
+      "an unindented list item",
+      '---\npaths:\n- "a/**"\n---\nx\n',
+      `${NAME}: front matter line 3: is not \`paths: [...]\` or a \`  - "glob"\` list item: "- \\"a/**\\""`,
+    ],
     ["an empty list", "---\npaths: []\n---\nx\n", `${NAME}: paths: lists no glob`],
     ["an empty block list", "---\npaths:\n---\nx\n", `${NAME}: paths: lists no glob`],
     ["too many globs", `---\npaths: ${globs(MAX_RULE_GLOBS + 1)}\n---\nx\n`, `${NAME}: paths: has more than ${MAX_RULE_GLOBS} globs`],
-    ["an absolute glob", '---\npaths: ["/etc/**"]\n---\nx\n', `${NAME}: paths[0]: must be a relative path from the repository root without empty, . or .. segments`],
-    ["a glob leaving the root", '---\npaths: ["a/../../**"]\n---\nx\n', `${NAME}: paths[0]: must be a relative path from the repository root without empty, . or .. segments`],
-    ["a glob with a control character", '---\npaths: ["a\\u001b[31m/**"]\n---\nx\n', `${NAME}: paths[0]: may contain only letters, digits, spaces and . - _ / * ? @ + ~`],
+    [
+      "an absolute glob",
+      '---\npaths: ["/etc/**"]\n---\nx\n',
+      `${NAME}: paths[0]: must be a relative path from the repository root without empty, . or .. segments`,
+    ],
+    [
+      "a glob leaving the root",
+      '---\npaths: ["a/../../**"]\n---\nx\n',
+      `${NAME}: paths[0]: must be a relative path from the repository root without empty, . or .. segments`,
+    ],
+    [
+      "a glob with a control character",
+      '---\npaths: ["a\\u001b[31m/**"]\n---\nx\n',
+      `${NAME}: paths[0]: may contain only letters, digits, spaces and . - _ / * ? @ + ~`,
+    ],
     ["no rule text", '---\npaths: ["a/**"]\n---\n \n\n', `${NAME}: has no rule text after its front matter`],
   ])("refuses %s, by name", (_name, text, ...messages) => {
     expect(errorsOf(text)).toEqual(messages);

@@ -38,11 +38,16 @@ export function parsePathRule(name: string, text: string): CheckResult<PathRule>
   const lines = frontMatterLines(source);
   if (lines[0]?.text !== "---") return fail(name, "must start with a front matter: a first line `---`, then `paths: [...]`, then `---`");
   const close = lines.findIndex((line, index) => index > 0 && line.text === "---");
-  if (close === -1) return fail(name, `has no closing \`---\` line within its first ${MAX_FRONT_MATTER_LINES} lines (a front matter holds \`paths\` alone, at most ${MAX_RULE_GLOBS} globs)`);
+  if (close === -1)
+    return fail(
+      name,
+      `has no closing \`---\` line within its first ${MAX_FRONT_MATTER_LINES} lines (a front matter holds \`paths\` alone, at most ${MAX_RULE_GLOBS} globs)`,
+    );
   const paths = readPaths(name, lines.slice(1, close));
   if (!paths.ok) return paths;
   const checked = Globs.safeParse(paths.value);
-  if (!checked.success) return { ok: false, errors: checked.error.issues.map((issue) => configError(name, `${formatPath(["paths", ...issue.path])}: ${issue.message}`)) };
+  if (!checked.success)
+    return { ok: false, errors: checked.error.issues.map((issue) => configError(name, `${formatPath(["paths", ...issue.path])}: ${issue.message}`)) };
   const body = source.slice(lines[close]?.end ?? source.length).trim();
   if (body === "") return fail(name, "has no rule text after its front matter");
   return { ok: true, value: { name, globs: checked.data, text: body } };

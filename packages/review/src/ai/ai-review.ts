@@ -140,7 +140,15 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
           await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
         outcomes.push({ chunk, outcome });
         options.logger.info(
-          { part: index + 1, parts: plan.chunks.length, rules: chunk.rules, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage },
+          {
+            part: index + 1,
+            parts: plan.chunks.length,
+            rules: chunk.rules,
+            cached: cached !== null,
+            ended: outcome.ended,
+            turns: outcome.turns,
+            ...outcome.usage,
+          },
           "ai review chunk done",
         );
       }
