@@ -81,7 +81,7 @@ describe("per-path rules through the fleet", () => {
     for (const request of requests) expect(request.system).not.toContain("RULE-FORK-0c42");
 
     // The summary escapes Markdown (`broken\.md\:`).
-    const summary = run.output.summary.replaceAll("\\", "");
+    const summary = (run.output.summary ?? "").replaceAll("\\", "");
     expect(summary).toContain("### Configuration errors\n- .ai/rules/broken.md: front matter line 2: `paths` must be a JSON array");
     expect(summary).not.toContain(".ai/rules/api.md:");
     expect(fleet.allLogs()).toMatch(/"rules":\[".ai\/rules\/api.md"\][^\n]*"msg":"ai review chunk done"/);
