@@ -50,7 +50,9 @@ describe("per-path rules in the AI review", () => {
   it("are in the system part of the chunk whose file matches, in no other, logged per chunk; a PR's own .ai/rules/ is never used", async () => {
     const root = await tempDir("path-rules");
     const upstream = createUpstream(root, { ai: false });
-    upstream.commitOn("main", (tree) => tree.write(".ai/rules/api.md", `---\npaths: ["src/api/**"]\n---\n${API_RULE}\n`));
+    upstream.commitOn("main", (tree) => {
+      tree.write(".ai/rules/api.md", `---\npaths: ["src/api/**"]\n---\n${API_RULE}\n`);
+    });
     upstream.git(["branch", "--force", "fork", "main"]);
     upstream.commitOn("fork", (tree) => {
       tree.write("src/api/handler.ts", source("handler"));
