@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { fromZodIssues, requiredMessage, type CheckResult } from "./config-error.js";
+import { Glob } from "./glob.js";
 
 /** The most globs one `aiSkip.paths` may list. */
 export const MAX_SKIP_GLOBS = 100;
@@ -20,15 +21,6 @@ export interface AiSkipRules {
 /** Today's rules, for a repository whose `.ai/` says nothing (or something invalid) about them. */
 export const DEFAULT_AI_SKIP_RULES: AiSkipRules = { defaults: true, generatedMarker: true, paths: [] };
 
-const Glob = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\w.\-/*?@+~ ]+$/, "may contain only letters, digits, spaces and . - _ / * ? @ + ~")
-  .refine((glob) => !glob.startsWith("/") && !glob.split("/").some((part) => part === "" || part === "." || part === ".."), {
-    error: "must be a relative path from the repository root without empty, . or .. segments",
-  });
-
 const AiSkipSpec = z.strictObject({
   defaults: z.boolean().default(true),
   generatedMarker: z.boolean().default(true),
@@ -44,29 +36,4 @@ export function parseAiSkipRules(raw: unknown): CheckResult<AiSkipRules> {
   const parsed = AiSkipSpec.safeParse(raw, { error: requiredMessage });
   if (!parsed.success) return { ok: false, errors: fromZodIssues(parsed.error.issues, ["aiSkip"]) };
   return { ok: true, value: parsed.data };
-}
-
-/** A matcher for `globs`: the first that matches a path, or null. Compiles each glob once. */
-export function globMatcher(globs: readonly string[]): (path: string) => string | null {
-  const patterns = globs.map((glob) => ({ glob, pattern: globPattern(glob) }));
-  return (path) => patterns.find(({ pattern }) => pattern.test(path))?.glob ?? null;
-}
-
-// `**/` any directories (none included), a final `**` anything, `*` within one segment, `?` one
-// character of a segment; everything else is itself.
-function globPattern(glob: string): RegExp {
-  let source = "";
-  for (let index = 0; index < glob.length; index++) {
-    const char = glob.charAt(index);
-    if (glob.startsWith("**/", index)) {
-      source += "(?:[^/]*/)*";
-      index += 2;
-    } else if (glob.startsWith("**", index)) {
-      source += ".*";
-      index += 1;
-    } else if (char === "*") source += "[^/]*";
-    else if (char === "?") source += "[^/]";
-    else source += char.replace(/[.+^${}()|[\]\\-]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`);
 }

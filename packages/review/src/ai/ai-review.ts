@@ -24,7 +24,7 @@ import { carryFindings } from "./placement/carry-findings.js";
 import { witnessedPrevious } from "./plan/witnessed-previous.js";
 import { anchorHash, normaliseLine } from "../findings/anchor-hash.js";
 import { REPO_TOOL_NAMES, repoTools } from "./tools/repo-tools.js";
-import { PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
+import { pathRuleSection, PROMPT_VERSION, systemPrompt } from "./review-prompt.js";
 import { SubmitReview } from "./tools/submit-review.js";
 import { summaryFields } from "./summary/summary-fields.js";
 import type { LoopLimits } from "./loop/tool-loop.js";
@@ -98,9 +98,12 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
       options.previous === undefined ? null : await witnessedPrevious(source, options.previous, (path, patch) => wrap("diff", path, patch, patch.length), skip);
     const scope = await reviewScope(source, checkout.diff, since);
     // Half of what is left for the diff; the other half for tool answers during the loop.
+    // Each chunk's per-path rules count in its half, as the system prompt's text they add.
+    const pathRules = input.pathRules ?? [];
     const plan = planChunks(scope.patches, {
       maxTokens: Math.max(1000, Math.floor((options.contextTokens - fixed) / 2)),
       skip,
+      rules: pathRules.map((rule) => ({ name: rule.name, globs: rule.globs, tokens: estimateTokens(pathRuleSection(rule)) })),
     });
     const signal = input.signal ?? new AbortController().signal;
     const limits: LoopLimits = {
@@ -128,14 +131,25 @@ export function createAiReviewer(options: AiReviewOptions): AiReviewer {
           },
           wrap,
         );
-        const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id]);
+        const carried = pathRules.filter((rule) => chunk.rules.includes(rule.name));
+        const chunkSystem = carried.length === 0 ? system : systemPrompt({ nonce, rules, pathRules: carried });
+        const key = digest([PROMPT_VERSION, options.model.model, configKey, chunk.id, ...carried.flatMap((rule) => [rule.name, ...rule.globs, rule.text])]);
         const cached = await readCached(options.cache, key);
-        const outcome = cached ?? (await runChunkLoop({ model: options.model, system, tools, opening, limits, tokensLeft: options.tokensLeft, wrap, signal }));
+        const outcome =
+          cached ?? (await runChunkLoop({ model: options.model, system: chunkSystem, tools, opening, limits, tokensLeft: options.tokensLeft, wrap, signal }));
         if (cached === null && outcome.review !== null && outcome.ended === "submitted")
           await options.cache?.put(key, { review: outcome.review }).catch(() => undefined);
         outcomes.push({ chunk, outcome });
         options.logger.info(
-          { part: index + 1, parts: plan.chunks.length, cached: cached !== null, ended: outcome.ended, turns: outcome.turns, ...outcome.usage },
+          {
+            part: index + 1,
+            parts: plan.chunks.length,
+            rules: chunk.rules,
+            cached: cached !== null,
+            ended: outcome.ended,
+            turns: outcome.turns,
+            ...outcome.usage,
+          },
           "ai review chunk done",
         );
       }

@@ -1,5 +1,6 @@
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
+import type { PathRule } from "@reviewbot/policy/path-rules";
 import type { ResolvedHelper } from "@reviewbot/policy/resolve-helper";
 import type { Finding } from "../findings/finding.js";
 import type { ContextReport, HelperReport } from "../pipeline/report.js";
@@ -17,6 +18,8 @@ export interface AiReviewInput {
   readonly lineText: LineText;
   /** The trusted commit's `aiSkip`: which changed files the model is not shown. */
   readonly skipRules: AiSkipRules;
+  /** The trusted commit's `.ai/rules/*.md` that passed (loadPathRules): each given only to the chunks holding a file it matches. */
+  readonly pathRules?: readonly PathRule[];
   /** The trusted commit's helpers, offered to the model as tools. */
   readonly helpers: readonly ResolvedHelper[];
   /** Runs one helper with the model's arguments, in a fresh sandbox as the pipeline runs them. */

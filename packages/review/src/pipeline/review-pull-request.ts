@@ -11,6 +11,7 @@ import { anchorFindings } from "./anchor-findings.js";
 import type { AiReviewer } from "../ai/ai-reviewer.js";
 import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
 import { capReviewFindings } from "./cap-review-findings.js";
+import { loadPathRules } from "./load-path-rules.js";
 import { loadRepoConfig } from "./load-repo-config.js";
 import type { ContextReport, HelperReport, Report } from "./report.js";
 import { runContextScript } from "./run-context-script.js";
@@ -75,6 +76,8 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     // The head is bound once: by the caller that pinned its SHA (a worker's job logger), else here.
     const logger = deps.logger.child(request.head.sha === undefined ? { checkoutId: checkout.id, headSha: checkout.headSha } : { checkoutId: checkout.id });
     const config = await loadRepoConfig(checkout, deps.operator);
+    // A failed-closed overlay is reported once, by loadRepoConfig; it has no rules.
+    const pathRules = checkout.overlay.failedClosed ? { rules: [], errors: [] } : await loadPathRules(checkout.dir);
     const labels = { jobId: request.label ?? checkout.id };
     const install = { mode: deps.operator.installHooks, remote: request.remote, ...(deps.installHooks === undefined ? {} : { runtime: deps.installHooks }) };
     const { operator } = deps;
@@ -125,6 +128,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         checkout,
         lineText,
         skipRules: config.aiSkip,
+        pathRules: pathRules.rules,
         helpers: config.helpers,
         runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run),
         context,
@@ -150,7 +154,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         ignoredPrChanges: checkout.diff.files.map((file) => file.path).filter((path) => path.startsWith(".ai/")),
       },
       context,
-      config: { errors: config.errors },
+      config: { errors: [...config.errors, ...pathRules.errors] },
       helpers,
       findings: await anchorFindings(filtered.kept, checkout.diff, lineText),
       filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },

@@ -138,6 +138,49 @@ describe("planChunks", () => {
     expect(edited.at(-1)).not.toBe(ids.at(-1));
   });
 
+  describe("with per-path rules", () => {
+    const api = (tokens: number) => ({ name: ".ai/rules/api.md", globs: ["src/api/**"], tokens });
+    const sql = (tokens: number) => ({ name: ".ai/rules/sql.md", globs: ["**/*.sql"], tokens });
+    const files = [file("src/api/a.ts", hunk(1, 4, 60)), file("src/api/b.ts", hunk(1, 4, 60)), file("src/web/c.ts", hunk(1, 4, 60))];
+    const size = estimateTokens(files[0]?.patch ?? "");
+
+    it("gives each chunk the rules matching its files, counted once in its tokens, and none to the others", () => {
+      const plan = planChunks(files, { maxTokens: 2 * size + 50, skip, rules: [api(50), sql(70)] });
+      expect(plan.chunks.map((chunk) => [chunk.files.map((part) => part.path), chunk.rules, chunk.estimatedTokens])).toEqual([
+        [["src/api/a.ts", "src/api/b.ts"], [".ai/rules/api.md"], 2 * size + 50],
+        [["src/web/c.ts"], [], size],
+      ]);
+    });
+
+    it("starts a new chunk when a file's rules would not fit the open one (the same files fit without them)", () => {
+      const withoutRules = planChunks(files, { maxTokens: 2 * size + 49, skip });
+      expect(withoutRules.chunks.map((chunk) => chunk.files.length)).toEqual([2, 1]);
+      const plan = planChunks(files, { maxTokens: 2 * size + 49, skip, rules: [api(50)] });
+      expect(plan.chunks.map((chunk) => [chunk.files.map((part) => part.path), chunk.rules, chunk.estimatedTokens])).toEqual([
+        [["src/api/a.ts"], [".ai/rules/api.md"], size + 50],
+        [["src/api/b.ts"], [".ai/rules/api.md"], size + 50],
+        [["src/web/c.ts"], [], size],
+      ]);
+    });
+
+    it("sizes a split file's parts to leave room for its own rules", () => {
+      const big = file("db/schema.sql", ...[100, 200, 300, 400, 500].map((line) => hunk(line, 6, 50)));
+      const maxTokens = estimateTokens(big.patch) / 2;
+      const plan = planChunks([big], { maxTokens, skip, rules: [sql(100)] });
+      expect(plan.chunks.length).toBeGreaterThan(2);
+      for (const chunk of plan.chunks) {
+        expect(chunk.rules).toEqual([".ai/rules/sql.md"]);
+        expect(chunk.estimatedTokens).toBeLessThanOrEqual(maxTokens);
+      }
+      expect(hunksByPath(plan).get("db/schema.sql")).toBe(big.patch.slice(header("db/schema.sql").length));
+    });
+
+    it("gives no rule to a file it skips", () => {
+      const plan = planChunks([file("src/api/package-lock.json", hunk(1)), files[2] ?? file("x", hunk(1))], { maxTokens: 1000, skip, rules: [api(50)] });
+      expect(plan.chunks.map((chunk) => chunk.rules)).toEqual([[]]);
+    });
+  });
+
   it("plans a 1,000-file PR", () => {
     const files = Array.from({ length: 1000 }, (_, index) => file(`pkg${index % 17}/src/file${index}.ts`, hunk(1, 5, 40), hunk(60, 3, 40)));
     const plan = planChunks(files, { maxTokens: 8000, skip });

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { globMatcher } from "@reviewbot/policy/glob";
 import { estimateTokens } from "./estimate-tokens.js";
 import type { ReviewableFile, SkipReason } from "./skip-reason.js";
 
@@ -25,7 +26,17 @@ export interface Chunk {
    */
   readonly id: string;
   readonly files: readonly ChunkFile[];
+  /** The names of the per-path rules this chunk carries (those matching one of its files), in the plan's order of rules. */
+  readonly rules: readonly string[];
+  /** Its patch text and the rules it carries. */
   readonly estimatedTokens: number;
+}
+
+/** A per-path rule as the planner sees it: the tokens it adds to every chunk holding a file its globs match. */
+export interface PlannedRule {
+  readonly name: string;
+  readonly globs: readonly string[];
+  readonly tokens: number;
 }
 
 /** The skip reason of a file without hunks (a rename, a mode change, an empty file): nothing in it to read. */
@@ -43,31 +54,44 @@ export interface ChunkPlan {
  * caller keeps room for its prompt). A file is split only when it alone exceeds the budget, and
  * then at hunk boundaries, each part repeating the file's header. A single hunk over the budget
  * is cut at a line boundary to fit and its part carries a `note`: the model reviews the start of
- * it rather than a chunk that no model call can take. Linear in the patches' length.
+ * it rather than a chunk that no model call can take. A chunk carries the `rules` matching any of
+ * its files, and their tokens count in its budget: a file's parts are sized to leave room for its
+ * own rules, and a file whose rules the open chunk lacks goes to a new chunk when they would not
+ * fit. Linear in the patches' length (times the rules' globs per path).
  */
-export function planChunks(files: readonly PatchedFile[], options: { readonly maxTokens: number; readonly skip: SkipReason }): ChunkPlan {
+export function planChunks(
+  files: readonly PatchedFile[],
+  options: { readonly maxTokens: number; readonly skip: SkipReason; readonly rules?: readonly PlannedRule[] },
+): ChunkPlan {
   const budget = Math.max(1, Math.floor(options.maxTokens));
+  const rules = (options.rules ?? []).map((rule) => ({ ...rule, matches: globMatcher(rule.globs) }));
   const skipped: { path: string; reason: string }[] = [];
   const chunks: Chunk[] = [];
   let open: ChunkFile[] = [];
+  let openRules = new Set<number>();
   let openTokens = 0;
   const close = () => {
-    if (open.length > 0) chunks.push({ id: chunkId(open), files: open, estimatedTokens: openTokens });
+    const names = [...openRules].sort((a, b) => a - b).map((index) => rules[index]?.name ?? "");
+    if (open.length > 0) chunks.push({ id: chunkId(open), files: open, rules: names, estimatedTokens: openTokens });
     open = [];
+    openRules = new Set();
     openTokens = 0;
   };
+  const tokensOf = (indexes: readonly number[]) => indexes.reduce((sum, index) => sum + (rules[index]?.tokens ?? 0), 0);
   for (const file of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
     const reason = options.skip(file);
-    const parts = reason === null ? split(file, budget) : [];
+    const own = reason === null ? rules.flatMap((rule, index) => (rule.matches(file.path) === null ? [] : [index])) : [];
+    const parts = reason === null ? split(file, Math.max(1, budget - tokensOf(own))) : [];
     if (parts.length === 0) {
       skipped.push({ path: file.path, reason: reason ?? NO_TEXT_CHANGES });
       continue;
     }
     for (const part of parts) {
       const tokens = estimateTokens(part.patch);
-      if (openTokens + tokens > budget) close();
+      if (openTokens + tokens + tokensOf(own.filter((index) => !openRules.has(index))) > budget) close();
+      openTokens += tokens + tokensOf(own.filter((index) => !openRules.has(index)));
       open.push(part);
-      openTokens += tokens;
+      for (const index of own) openRules.add(index);
     }
   }
   close();

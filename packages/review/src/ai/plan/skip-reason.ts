@@ -1,4 +1,5 @@
-import { globMatcher, type AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
+import type { AiSkipRules } from "@reviewbot/policy/ai-skip-rules";
+import { globMatcher } from "@reviewbot/policy/glob";
 
 /** A changed file as the AI review's planner sees it, before it decides to read it. */
 export interface ReviewableFile {
