@@ -159,8 +159,11 @@ describe("the summary comment through the fleet, without a model, and the CLI's"
       REVIEWBOT_CACHE_DIR: join(fleet.root, "cli-cache"),
     });
     const printed = (JSON.parse(cli.stdout) as { summary: string }).summary;
-    // The same text, but for the links to the fleet's review threads (a local review posts none).
+    // The same text, but for the links to the fleet's review threads and its commands (a local
+    // review posts no threads and takes no commands).
     expect(body).toMatch(/ \(\[thread\]\(#discussion_r\d+\)\)/);
-    expect(`${SUMMARY_MARKER}\n${printed}`).toBe(body.replace(/ \(\[thread\]\(#discussion_r\d+\)\)/g, ""));
+    expect(body).toContain("- `@reviewbot full review`: ");
+    const fleetOnly = / \(\[thread\]\(#discussion_r\d+\)\)|\n\n<details><summary>Commands<\/summary>[\s\S]*<\/details>$/g;
+    expect(`${SUMMARY_MARKER}\n${printed}`).toBe(body.replace(fleetOnly, ""));
   }, 300_000);
 });

@@ -3,12 +3,14 @@ import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
+import { appSlugOf } from "@reviewbot/github/app-identity";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { ApiConfig } from "../api-config.js";
 import type { ApiMetrics } from "../api-metrics.js";
 import { createLocalSink } from "../publisher/local-sink.js";
+import { summaryExtrasOf } from "./summary-extras.js";
 
 export interface SinkDeps {
   readonly redis: Redis;
@@ -32,6 +34,7 @@ export async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app
       scrubber,
       reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on",
       trustedAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
+      summaryExtras: summaryExtrasOf(redis, appSlugOf(app, config.sink.appId)),
     }),
   };
 }
