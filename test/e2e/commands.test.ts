@@ -3,6 +3,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startModelStandIn, type ModelStandIn, type ModelStandInRequest } from "@reviewbot/llm/testing/model-stand-in";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
+import { SUMMARY_MARKER } from "@reviewbot/github/upsert-summary-comment";
 import { isPaused } from "@reviewbot/queue/pause-state";
 import { APP_BOT, type StandInUser } from "../support/github-stand-in-threads.js";
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
@@ -138,7 +139,8 @@ const eyes = (subject: "issue" | "review", id: number): number =>
   fleet.github.state.reactions.filter((r) => r.subject === subject && r.commentId === id && r.content === "eyes").length;
 const helpReplies = (): string[] =>
   [...fleet.github.state.issueComments.values(), ...fleet.github.state.reviewComments.values()]
-    .filter((posted) => posted.user.id === APP_BOT.id && posted.body.includes("@reviewbot full review"))
+    // Our summary comment lists the commands too: not a reply.
+    .filter((posted) => posted.user.id === APP_BOT.id && !posted.body.startsWith(SUMMARY_MARKER) && posted.body.includes("@reviewbot full review"))
     .map((posted) => posted.body);
 const completedRuns = (headSha: string): number => checkRunsOf(fleet, headSha).filter((run) => run.status === "completed").length;
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 2000));
