@@ -66,6 +66,15 @@ export const ReviewJob = z.strictObject({
    * and no helper runs; the api merges its AI review into the review it already published.
    */
   mode: z.enum(["review", "ai-only"]).optional(),
+  /**
+   * The PR as the webhook of an automatic review (`pull_request`) showed it: whether it is a draft,
+   * its labels, and whether a GitHub App opened it. The worker checks them against the trusted
+   * `.ai/review-config.json` and may end the job skipped; absent on a maintainer's explicit request
+   * (a command, a re-run), which the settings never skip.
+   */
+  pull: z
+    .strictObject({ draft: z.boolean(), labels: z.array(z.string().min(1).max(100)).max(100), authorBot: z.boolean() })
+    .optional(),
   /** Which retry of the AI review an `ai-only` job is (from 1). */
   aiAttempt: z.int().min(1).max(MAX_AI_ATTEMPTS).optional(),
 });

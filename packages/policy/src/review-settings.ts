@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SettingsSkipped } from "@reviewbot/contracts/published-report";
 import { Severity } from "@reviewbot/contracts/severity";
 import { configError, formatPath, fromZodIssues, quote, requiredMessage, ROOT_PATH, WithoutProtoKey, type ConfigError } from "./config-error.js";
 import { AiSkipSpec, DEFAULT_AI_SKIP_RULES, Glob, MAX_SKIP_GLOBS, type AiSkipRules } from "./ai-skip-rules.js";
@@ -115,17 +116,12 @@ export interface AutomaticReviewOf {
   readonly authorBot: boolean;
 }
 
-/** Why the settings skip an automatic review: a fixed word, and the label that did it. */
-export type SettingsSkip =
-  | { readonly reason: "automatic-review-off" | "draft" | "bot-author" }
-  | { readonly reason: "label"; readonly label: string };
-
 /**
  * Whether `settings` skip an automatic review (opened, pushed, reopened, ready for review) of
  * `pull`: automatic reviews off, a draft, a skip label, a bot's PR, in that order. A maintainer's
  * explicit request (a comment command, a check run re-run) is never skipped: it has no `pull`.
  */
-export function automaticReviewSkip(settings: ReviewSettings, pull: AutomaticReviewOf): SettingsSkip | null {
+export function automaticReviewSkip(settings: ReviewSettings, pull: AutomaticReviewOf): SettingsSkipped | null {
   if (!settings.automaticReview) return { reason: "automatic-review-off" };
   if (pull.draft && !settings.reviewDrafts) return { reason: "draft" };
   const label = pull.labels.find((name) => settings.skipLabels.includes(name.toLowerCase()));
