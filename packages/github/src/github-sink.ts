@@ -1,6 +1,7 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
+import type { Severity } from "@reviewbot/contracts/severity";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
 import { amendCheckRun } from "./amend-check-run.js";
@@ -23,6 +24,8 @@ export interface GitHubSinkDeps {
   readonly scrubber: SecretScrubber;
   /** REVIEWBOT_REVIEW_COMMENTS=on: also post helper findings on changed lines in the PR review (AI comments always go there). */
   readonly reviewComments: boolean;
+  /** REVIEWBOT_MIN_INLINE_SEVERITY: the least severe finding that may go inline, whatever a repository's settings say. */
+  readonly minInlineSeverity?: Severity;
   readonly maxAnnotations?: number;
   readonly maxReviewComments?: number;
 }
@@ -38,6 +41,7 @@ export interface GitHubSinkDeps {
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
   const identityOf = appIdentityOf(deps.app, deps.appId);
+  const floor = deps.minInlineSeverity === undefined ? {} : { minInlineSeverity: deps.minInlineSeverity };
   const target = async (review: ReviewJob, reviewJobId: string): Promise<CheckRunTarget> => {
     const [owner = "", repo = ""] = review.repository.split("/");
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
@@ -75,6 +79,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           report,
           {
             helperComments: deps.reviewComments,
+            ...floor,
             ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
           },
           memory,
@@ -118,7 +123,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           pull,
           { logger, scrubber: deps.scrubber },
           report,
-          { helperComments: false, part: "ai", ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
+          { helperComments: false, part: "ai", ...floor, ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
           memory,
           { headSha: task.review.headSha, baseSha: task.review.baseSha, witness: task.witness ?? null },
         ),

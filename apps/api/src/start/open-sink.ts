@@ -6,7 +6,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
-import type { ApiConfig } from "../api-config.js";
+import { helperCommentsOn, type ApiConfig } from "../api-config.js";
 import type { ApiMetrics } from "../api-metrics.js";
 import { createLocalSink } from "../publisher/local-sink.js";
 
@@ -22,7 +22,7 @@ export async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app
   if (config.sink.kind === "local") return { app: null, sink: createLocalSink(config.sink.dir) };
   const app = await gitHubApp(config.sink, config.GITHUB_API_URL, deps);
   const { redis, logger, scrubber } = deps;
-  return { app, sink: createGitHubSink({ app, appId: config.sink.appId, redis, logger, scrubber, reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on" }) };
+  return { app, sink: createGitHubSink({ app, appId: config.sink.appId, redis, logger, scrubber, reviewComments: helperCommentsOn(config), minInlineSeverity: config.REVIEWBOT_MIN_INLINE_SEVERITY }) };
 }
 
 async function gitHubApp(sink: Extract<ApiConfig["sink"], { kind: "github" }>, baseUrl: string, deps: SinkDeps): Promise<GitHubApp> {
