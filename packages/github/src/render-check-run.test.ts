@@ -155,7 +155,7 @@ describe("renderCheckRun: a review the repository's settings skipped", () => {
     expect(rendered.summary).toContain("(`skipLabels` in the default branch's `.ai/review-config.json`)");
     // In a code span nobody is mentioned and nothing renders; the fence outlasts the label's backticks.
     expect(rendered.summary).toContain("skip label ``no `review` @team``");
-    expect(rendered.summary).toContain("- reviewDraft: unknown key");
+    expect(rendered.summary).toMatch(/### Configuration errors\n- reviewDraft\\?: unknown key/);
     expect(rendered.annotations).toEqual([]);
   });
 
