@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { ResolveTask } from "@reviewbot/contracts/github-task";
-import { ReviewJob } from "@reviewbot/contracts/review-job";
+import { PullLabel, ReviewJob } from "@reviewbot/contracts/review-job";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
 /** What to do with a verified delivery. `reason` is a fixed word: it becomes a metric label. */
@@ -90,7 +90,8 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
   // A login the operator lists is never reviewed; an App's PR only if the operator lets the repository decide.
   const authorBot = pr.user.type === "Bot";
   if (filter.botLogins.includes(pr.user.login.toLowerCase()) || (authorBot && filter.botPullRequests === "never")) return { kind: "ignore", reason: "bot_author" };
-  const labels = pr.labels.map((label) => label.name).filter((name) => name.length > 0);
+  // Only names a job can carry (all of GitHub's): a name it could not would fail the whole delivery.
+  const labels = pr.labels.map((label) => label.name).filter((name) => PullLabel.safeParse(name).success);
   return { kind: "review", job: jobOf(event, deliveryId, "pull_request", null, { draft: pr.draft, labels, authorBot }) };
 }
 
