@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const queues = openQueues(redis.api);
   const metrics = createApiMetrics([queues.reviews, queues.github]);
   const { app, sink } = await openSink(config, { redis: redis.api, scrubber, logger, metrics });
-  const publisher = buildPublisher({ app, sink, reviews: queues.reviews, redis, seal, metrics, logger });
+  const publisher = buildPublisher({ app, sink, reviews: queues.reviews, redis, seal, metrics, logger, reviewDrafts: config.REVIEWBOT_DRAFTS !== "never" });
   const broker = buildBroker(config, { app, redis: redis.api, reviews: queues.reviews, scrubber, logger });
   warnAboutDisabledParts(config, logger);
   const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber });

@@ -39,7 +39,7 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       }
       const job = await deps.resolve(task);
       if (job === null) {
-        logger.info("pull request is closed, a draft or gone: not reviewed");
+        logger.info("pull request is closed, a draft the operator never reviews, or gone: not reviewed");
         return "skipped";
       }
       const outcome = await enqueueReview(deps.reviews, deps.redis, deps.seal, job);

@@ -18,12 +18,14 @@ export interface PublisherParts {
   readonly seal: QueueSeal;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
+  /** Whether a maintainer's request may review a draft: the operator's REVIEWBOT_DRAFTS is not `never`. */
+  readonly reviewDrafts: boolean;
 }
 
 /** Starts the publisher on the GitHub queue, on its own blocking connection. */
 export function buildPublisher(parts: PublisherParts): Worker {
-  const { app, sink, reviews, redis, seal, metrics, logger } = parts;
+  const { app, sink, reviews, redis, seal, metrics, logger, reviewDrafts } = parts;
   const resolve: PullRequestResolver | null =
-    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
+    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task, { reviewDrafts });
   return startPublisher({ sink, resolve, reviews, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
 }
