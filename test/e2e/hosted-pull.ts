@@ -34,7 +34,11 @@ export type PullHost = Pick<Fleet, "root" | "gitRoot" | "github">;
 export function hostPull(fleet: PullHost, options: HostedPullOptions): HostedPull {
   const root = join(fleet.root, "repos", options.repository.replace("/", "--"));
   mkdirSync(root, { recursive: true });
-  const upstream = createReviewRepo(root, { helpers: options.helpers, fork: options.fork, ...(options.settings === undefined ? {} : { settings: options.settings }) });
+  const upstream = createReviewRepo(root, {
+    helpers: options.helpers,
+    fork: options.fork,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
+  });
   const served = join(fleet.gitRoot, `${options.repository}.git`);
   mkdirSync(dirname(served), { recursive: true });
   symlinkSync(upstream.dir, served);

@@ -206,7 +206,8 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
         const request = (body ?? {}) as Body;
         if (request.status === "completed" && typeof request.conclusion !== "string") return invalid("conclusion is required to complete");
         // https://docs.github.com/en/rest/checks/runs#update-a-check-run: any other conclusion is a 422.
-        if (typeof request.conclusion === "string" && !CHECK_RUN_CONCLUSIONS.has(request.conclusion)) return invalid("conclusion is not one of the documented values");
+        if (typeof request.conclusion === "string" && !CHECK_RUN_CONCLUSIONS.has(request.conclusion))
+          return invalid("conclusion is not one of the documented values");
         const problem = applyOutput(run, request);
         if (problem !== null) return invalid(problem);
         if (typeof request.status === "string") run.status = request.status;

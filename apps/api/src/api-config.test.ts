@@ -27,7 +27,11 @@ describe("loadApiConfig", () => {
   it.each([
     ["off without a model", {}, false],
     ["on with a model", { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1", REVIEWBOT_LLM_MODEL: "m" }, true],
-    ["off with a model when the operator says off", { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1", REVIEWBOT_LLM_MODEL: "m", REVIEWBOT_REVIEW_COMMENTS: "off" }, false],
+    [
+      "off with a model when the operator says off",
+      { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1", REVIEWBOT_LLM_MODEL: "m", REVIEWBOT_REVIEW_COMMENTS: "off" },
+      false,
+    ],
     ["on without a model when the operator says on", { REVIEWBOT_REVIEW_COMMENTS: "on" }, true],
   ])("puts helper findings inline %s", (_, env, expected) => {
     expect(helperCommentsOn(loadApiConfig({ ...github, ...env }))).toBe(expected);

@@ -168,7 +168,11 @@ describe("renderReviewComments with the findings of earlier pushes", () => {
 });
 
 describe("renderReviewComments: the least severe finding that goes inline", () => {
-  const findings = [finding(11, null, { severity: "error", rule: "e" }), finding(12, null, { severity: "warning", rule: "w" }), finding(13, null, { severity: "notice", rule: "n" })];
+  const findings = [
+    finding(11, null, { severity: "error", rule: "e" }),
+    finding(12, null, { severity: "warning", rule: "w" }),
+    finding(13, null, { severity: "notice", rule: "n" }),
+  ];
   it.each([
     [undefined, [11, 12, 13]],
     ["notice" as const, [11, 12, 13]],

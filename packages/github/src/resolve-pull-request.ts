@@ -25,11 +25,7 @@ interface PullRequestData {
  * repository's settings say of automatic reviews. A PR whose base repository is not the task's repository is
  * refused: the job would otherwise read config from, and publish to, the wrong repository.
  */
-export async function resolvePullRequest(
-  octokit: Octokit,
-  task: ResolveTask,
-  options: { readonly reviewDrafts: boolean },
-): Promise<ReviewJob | null> {
+export async function resolvePullRequest(octokit: Octokit, task: ResolveTask, options: { readonly reviewDrafts: boolean }): Promise<ReviewJob | null> {
   const [owner = "", repo = ""] = task.repository.split("/");
   let data: PullRequestData;
   try {

@@ -22,7 +22,18 @@ export async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app
   if (config.sink.kind === "local") return { app: null, sink: createLocalSink(config.sink.dir) };
   const app = await gitHubApp(config.sink, config.GITHUB_API_URL, deps);
   const { redis, logger, scrubber } = deps;
-  return { app, sink: createGitHubSink({ app, appId: config.sink.appId, redis, logger, scrubber, reviewComments: helperCommentsOn(config), minInlineSeverity: config.REVIEWBOT_MIN_INLINE_SEVERITY }) };
+  return {
+    app,
+    sink: createGitHubSink({
+      app,
+      appId: config.sink.appId,
+      redis,
+      logger,
+      scrubber,
+      reviewComments: helperCommentsOn(config),
+      minInlineSeverity: config.REVIEWBOT_MIN_INLINE_SEVERITY,
+    }),
+  };
 }
 
 async function gitHubApp(sink: Extract<ApiConfig["sink"], { kind: "github" }>, baseUrl: string, deps: SinkDeps): Promise<GitHubApp> {

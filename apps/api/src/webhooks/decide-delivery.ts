@@ -89,7 +89,8 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
   if (pr.draft && filter.drafts === "never") return { kind: "ignore", reason: "draft" };
   // A login the operator lists is never reviewed; an App's PR only if the operator lets the repository decide.
   const authorBot = pr.user.type === "Bot";
-  if (filter.botLogins.includes(pr.user.login.toLowerCase()) || (authorBot && filter.botPullRequests === "never")) return { kind: "ignore", reason: "bot_author" };
+  if (filter.botLogins.includes(pr.user.login.toLowerCase()) || (authorBot && filter.botPullRequests === "never"))
+    return { kind: "ignore", reason: "bot_author" };
   // Only names a job can carry (all of GitHub's): a name it could not would fail the whole delivery.
   const labels = pr.labels.map((label) => label.name).filter((name) => PullLabel.safeParse(name).success);
   return { kind: "review", job: jobOf(event, deliveryId, "pull_request", null, { draft: pr.draft, labels, authorBot }) };

@@ -21,7 +21,10 @@ export const PullRequestEvent = z.object({
     state: z.enum(["open", "closed"]),
     draft: z.boolean().default(false),
     // GitHub allows 100 labels on a PR, each name at most 50 characters.
-    labels: z.array(z.object({ name: z.string().max(100) })).max(100).default([]),
+    labels: z
+      .array(z.object({ name: z.string().max(100) }))
+      .max(100)
+      .default([]),
     updated_at: z.string().max(100),
     user,
     head: commitRef,

@@ -4,7 +4,8 @@ import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { ConfigError } from "@reviewbot/policy/config-error";
 
 /** A file of the trusted `.ai/`: its text, absent, or why it cannot be used. */
-export type TrustedFile = { readonly kind: "text"; readonly text: string } | { readonly kind: "absent" } | { readonly kind: "unusable"; readonly error: ConfigError };
+export type TrustedFile =
+  { readonly kind: "text"; readonly text: string } | { readonly kind: "absent" } | { readonly kind: "unusable"; readonly error: ConfigError };
 
 /**
  * Reads `path` (`.ai/…`) of the trusted commit as the overlay wrote it into the checkout (the
