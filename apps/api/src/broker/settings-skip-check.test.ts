@@ -42,7 +42,9 @@ describe("refuseUnfoundedSkip", () => {
     ["an app's PR", { ...job, pull: { draft: false, labels: [], authorBot: true } }, { reason: "bot-author" }],
     ["automatic reviews off", job, { reason: "automatic-review-off" }],
   ])("accepts a skip for %s", (_, sealed, skipped) => {
-    expect(() => refuseUnfoundedSkip(sealed, skippedFor(skipped))).not.toThrow();
+    expect(() => {
+      refuseUnfoundedSkip(sealed, skippedFor(skipped));
+    }).not.toThrow();
   });
 
   it.each<[string, ReviewJob, SettingsSkipped]>([
@@ -51,10 +53,14 @@ describe("refuseUnfoundedSkip", () => {
     ["a person's PR as an app's", job, { reason: "bot-author" }],
     ["a maintainer's explicit request (no pull)", { ...job, trigger: "issue_comment", pull: undefined }, { reason: "automatic-review-off" }],
   ])("refuses a skip for %s", (_, sealed, skipped) => {
-    expect(() => refuseUnfoundedSkip(sealed, skippedFor(skipped))).toThrow(expect.objectContaining({ code: "REQUEST_INVALID" }));
+    expect(() => {
+      refuseUnfoundedSkip(sealed, skippedFor(skipped));
+    }).toThrow(expect.objectContaining({ code: "REQUEST_INVALID" }));
   });
 
   it("leaves a review that was not skipped alone (negative control)", () => {
-    expect(() => refuseUnfoundedSkip({ ...job, pull: undefined }, { kind: "completed", report })).not.toThrow();
+    expect(() => {
+      refuseUnfoundedSkip({ ...job, pull: undefined }, { kind: "completed", report });
+    }).not.toThrow();
   });
 });
