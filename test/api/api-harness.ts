@@ -157,6 +157,9 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
         pullRequestActions: PULL_REQUEST_ACTIONS,
         commandAssociations: COMMAND_ASSOCIATIONS,
         answers: options.model !== undefined,
+        // The operator's tightest ceilings: drafts and apps' PRs ignored at the webhook.
+        drafts: "never",
+        botPullRequests: "never",
       },
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
     },

@@ -21,6 +21,8 @@ export interface HostedPullOptions {
   readonly number: number;
   readonly helpers: readonly HelperEntry[];
   readonly fork: (tree: WorkTreeWriter) => void;
+  /** `.ai/review-config.json` on the base (the default branch), as written. */
+  readonly settings?: string;
   /** The PR's title and description as the API stand-in serves them. */
   readonly text?: { readonly title: string; readonly body: string };
 }
@@ -32,7 +34,11 @@ export type PullHost = Pick<Fleet, "root" | "gitRoot" | "github">;
 export function hostPull(fleet: PullHost, options: HostedPullOptions): HostedPull {
   const root = join(fleet.root, "repos", options.repository.replace("/", "--"));
   mkdirSync(root, { recursive: true });
-  const upstream = createReviewRepo(root, { helpers: options.helpers, fork: options.fork });
+  const upstream = createReviewRepo(root, {
+    helpers: options.helpers,
+    fork: options.fork,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
+  });
   const served = join(fleet.gitRoot, `${options.repository}.git`);
   mkdirSync(dirname(served), { recursive: true });
   symlinkSync(upstream.dir, served);
@@ -85,7 +91,11 @@ function diffHunks(patch: string): Record<string, [number, number][]> {
 }
 
 /** A `pull_request` delivery body for the PR's current head, sent now (its `updated_at`). */
-export function pullRequestEvent(pull: HostedPull, action: string, overrides: { draft?: boolean; userType?: string } = {}): unknown {
+export function pullRequestEvent(
+  pull: HostedPull,
+  action: string,
+  overrides: { draft?: boolean; userType?: string; labels?: readonly string[] } = {},
+): unknown {
   return {
     action,
     installation: { id: INSTALLATION_ID },
@@ -94,6 +104,7 @@ export function pullRequestEvent(pull: HostedPull, action: string, overrides: { 
       number: pull.number,
       state: "open",
       draft: overrides.draft ?? false,
+      labels: (overrides.labels ?? []).map((name) => ({ name })),
       updated_at: new Date().toISOString(),
       user: { login: "contributor", type: overrides.userType ?? "User" },
       head: { sha: pull.headSha, ref: "fork" },

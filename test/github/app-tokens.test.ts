@@ -50,9 +50,9 @@ describe("installation tokens", () => {
     const second = harness.process();
     const octokitA = await first.app.getInstallationOctokit(INSTALLATION_ID);
     const octokitB = await second.app.getInstallationOctokit(INSTALLATION_ID);
-    await resolvePullRequest(octokitA, pull(5));
-    await resolvePullRequest(octokitB, pull(5));
-    await resolvePullRequest(octokitB, pull(5));
+    await resolvePullRequest(octokitA, pull(5), { reviewDrafts: false });
+    await resolvePullRequest(octokitB, pull(5), { reviewDrafts: false });
+    await resolvePullRequest(octokitB, pull(5), { reviewDrafts: false });
 
     expect(harness.standIn.minted).toHaveLength(1);
     const token = harness.standIn.minted[0]?.token ?? "";
@@ -76,18 +76,18 @@ describe("installation tokens", () => {
     await harness
       .process()
       .app.getInstallationOctokit(INSTALLATION_ID)
-      .then((o) => resolvePullRequest(o, pull(5)));
+      .then((o) => resolvePullRequest(o, pull(5), { reviewDrafts: false }));
     const key = generateTestAppKey();
     const stranger = harness.process({ privateKey: key.privateKey });
     // The stranger cannot open the sealed entry, so it mints with its own (wrong) key: refused.
     const octokit = await stranger.app.getInstallationOctokit(INSTALLATION_ID);
-    await expect(resolvePullRequest(octokit, pull(5))).rejects.toMatchObject({ code: "GITHUB_API_FAILED" });
+    await expect(resolvePullRequest(octokit, pull(5), { reviewDrafts: false })).rejects.toMatchObject({ code: "GITHUB_API_FAILED" });
     expect(harness.standIn.requests.filter((r) => r.path.endsWith("/access_tokens")).map((r) => r.status)).toEqual([201, 401]);
   });
 
   it("counts every request through onRequest", async () => {
     const process = harness.process();
-    await resolvePullRequest(await process.app.getInstallationOctokit(INSTALLATION_ID), pull(5));
+    await resolvePullRequest(await process.app.getInstallationOctokit(INSTALLATION_ID), pull(5), { reviewDrafts: false });
     expect(process.requests).toEqual([
       { route: "POST /app/installations/{installation_id}/access_tokens", status: 201 },
       { route: "GET /repos/{owner}/{repo}/pulls/{pull_number}", status: 200 },
@@ -157,8 +157,14 @@ describe("resolvePullRequest", () => {
     [404, null],
   ])("PR %s", async (number, expected) => {
     const octokit = await harness.process().app.getInstallationOctokit(INSTALLATION_ID);
-    const job = await resolvePullRequest(octokit, pull(number));
+    const job = await resolvePullRequest(octokit, pull(number), { reviewDrafts: false });
     if (expected === null) expect(job).toBeNull();
     else expect(job).toMatchObject(expected);
+  });
+
+  it("resolves a draft for a maintainer's request unless the operator never reviews drafts", async () => {
+    const octokit = await harness.process().app.getInstallationOctokit(INSTALLATION_ID);
+    expect(await resolvePullRequest(octokit, pull(6), { reviewDrafts: true })).toMatchObject({ pullNumber: 6, headFrom: "api" });
+    expect(await resolvePullRequest(octokit, pull(6), { reviewDrafts: false })).toBeNull();
   });
 });

@@ -229,7 +229,7 @@ describe("the AI review loop against a stand-in model", () => {
     standIn.script(() => reply.toolCall("submit_review", { summary: "Read.", findings: [] }));
     const files = { "fixtures/big.json": '{"a": 1}\n', "src/a.ts": "// @generated\nexport const a = 1;\n" };
     const before = standIn.modelRequests().length;
-    const report = await review(await pull(files), {}, { defaults: true, generatedMarker: false, paths: ["fixtures/**"] });
+    const report = await review(await pull(files), {}, { defaults: true, generatedMarker: false, paths: ["fixtures/**"], mustRead: [] });
     expect(report.coverage.skipped).toEqual([{ path: "fixtures/big.json", reason: "skipped by .ai/ rule fixtures/**" }]);
     expect(report).toMatchObject({ status: "partial", coverage: { reviewedFiles: 1 } });
     const asked = since(before)

@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import type { Annotation, MintedToken, StandInCheckRun, StandInState } from "./github-stand-in.js";
 import { APP_SLUG } from "./github-stand-in-threads.js";
 
+/** The conclusions GitHub accepts for a check run (its REST reference). */
+const CHECK_RUN_CONCLUSIONS = new Set(["action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out"]);
+
 export interface RouteContext {
   readonly params: readonly string[];
   readonly query: Readonly<Record<string, string>>;
@@ -202,6 +205,9 @@ export function standInRoutes(state: StandInState, onMint: (token: MintedToken) 
         if (run === undefined) return { status: 404, body: { message: "Not Found" } };
         const request = (body ?? {}) as Body;
         if (request.status === "completed" && typeof request.conclusion !== "string") return invalid("conclusion is required to complete");
+        // https://docs.github.com/en/rest/checks/runs#update-a-check-run: any other conclusion is a 422.
+        if (typeof request.conclusion === "string" && !CHECK_RUN_CONCLUSIONS.has(request.conclusion))
+          return invalid("conclusion is not one of the documented values");
         const problem = applyOutput(run, request);
         if (problem !== null) return invalid(problem);
         if (typeof request.status === "string") run.status = request.status;

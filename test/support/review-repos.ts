@@ -18,6 +18,8 @@ export interface ReviewRepoOptions {
   readonly helpers?: readonly HelperEntry[];
   /** An executable `.ai/context-script` on the base. */
   readonly contextScript?: string;
+  /** `.ai/review-config.json` on the base, as written (so a test can write it with a typo or broken). */
+  readonly settings?: string;
   /** What the PR (branch `fork`) changes. */
   readonly fork: (tree: WorkTreeWriter) => void;
 }
@@ -28,12 +30,13 @@ export interface ReviewRepoOptions {
  */
 export function createReviewRepo(root: string, options: ReviewRepoOptions): Upstream {
   const upstream = createUpstream(root, { ai: false });
-  const { helpers, contextScript } = options;
-  if (helpers !== undefined || contextScript !== undefined) {
+  const { helpers, contextScript, settings } = options;
+  if (helpers !== undefined || contextScript !== undefined || settings !== undefined) {
     upstream.commitOn(
       "main",
       (tree) => {
         if (helpers !== undefined) tree.write(".ai/review-tools.json", `${JSON.stringify({ helpers }, null, 2)}\n`);
+        if (settings !== undefined) tree.write(".ai/review-config.json", settings);
         if (contextScript !== undefined) tree.write(".ai/context-script", contextScript, { executable: true });
       },
       "add .ai/",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadApiConfig } from "./api-config.js";
+import { helperCommentsOn, loadApiConfig } from "./api-config.js";
 
 const base = { REDIS_URL: "redis://127.0.0.1:6379", REVIEWBOT_WEBHOOK_SECRET: "0123456789abcdef" };
 const local = { ...base, REVIEWBOT_SINK: "local", REVIEWBOT_LOCAL_SINK_DIR: "/tmp/out" };
@@ -14,12 +14,34 @@ describe("loadApiConfig", () => {
       REVIEWBOT_WEBHOOK_MAX_CONCURRENT_READS: 8,
       GITHUB_API_URL: "https://api.github.com",
       sink: { kind: "github", appId: 12, privateKey: { file: "/run/secrets/key.pem" } },
-      REVIEWBOT_REVIEW_COMMENTS: "off",
+      REVIEWBOT_DRAFTS: "repository",
+      REVIEWBOT_BOT_PULL_REQUESTS: "never",
+      REVIEWBOT_MIN_INLINE_SEVERITY: "notice",
       REVIEWBOT_REVIEW_COMMAND: "/review",
       REVIEWBOT_BOT_LOGINS: [],
       REVIEWBOT_PR_ACTIONS: ["opened", "reopened", "synchronize", "ready_for_review"],
       REVIEWBOT_COMMAND_ASSOCIATIONS: ["OWNER", "MEMBER", "COLLABORATOR"],
     });
+  });
+
+  it.each([
+    ["off without a model", {}, false],
+    ["on with a model", { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1", REVIEWBOT_LLM_MODEL: "m" }, true],
+    [
+      "off with a model when the operator says off",
+      { REVIEWBOT_LLM_BASE_URL: "http://127.0.0.1:1/v1", REVIEWBOT_LLM_MODEL: "m", REVIEWBOT_REVIEW_COMMENTS: "off" },
+      false,
+    ],
+    ["on without a model when the operator says on", { REVIEWBOT_REVIEW_COMMENTS: "on" }, true],
+  ])("puts helper findings inline %s", (_, env, expected) => {
+    expect(helperCommentsOn(loadApiConfig({ ...github, ...env }))).toBe(expected);
+  });
+
+  it("takes the operator's ceilings on the repositories' settings, and refuses another value by name", () => {
+    const config = loadApiConfig({ ...local, REVIEWBOT_DRAFTS: "never", REVIEWBOT_BOT_PULL_REQUESTS: "repository", REVIEWBOT_MIN_INLINE_SEVERITY: "warning" });
+    expect(config).toMatchObject({ REVIEWBOT_DRAFTS: "never", REVIEWBOT_BOT_PULL_REQUESTS: "repository", REVIEWBOT_MIN_INLINE_SEVERITY: "warning" });
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_DRAFTS: "always" })).toThrow(/^REVIEWBOT_DRAFTS: /);
+    expect(() => loadApiConfig({ ...local, REVIEWBOT_MIN_INLINE_SEVERITY: "info" })).toThrow(/^REVIEWBOT_MIN_INLINE_SEVERITY: /);
   });
 
   it("gives each sink what it requires, and no more", () => {

@@ -5,7 +5,8 @@ import { MAX_AI_ATTEMPTS } from "@reviewbot/contracts/review-job";
 import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
 import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
-import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
+import { Severity } from "@reviewbot/contracts/severity";
+import { CEILING_CHOICES, COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "./webhooks/decide-delivery.js";
 import { isIP } from "node:net";
 import {
   DEFAULT_WEBHOOK_BODY_DEADLINE_MS,
@@ -115,7 +116,14 @@ const ApiVariables = z
     REVIEWBOT_DASHBOARD_PASSWORD: z.string().min(12, "must be at least 12 characters").optional(),
     REVIEWBOT_SINK: z.enum(["github", "local"]).default("github"),
     REVIEWBOT_LOCAL_SINK_DIR: optionalText,
-    REVIEWBOT_REVIEW_COMMENTS: z.enum(["on", "off"]).default("off"),
+    // Helper findings as inline comments too (AI comments always go inline); unset: on when a model is configured.
+    REVIEWBOT_REVIEW_COMMENTS: z.enum(["on", "off"]).optional(),
+    // Ceilings on the repositories' .ai/review-config.json: `never` ignores drafts / Apps' PRs at the
+    // webhook; `repository` lets the settings decide (reviewDrafts, botPullRequests).
+    REVIEWBOT_DRAFTS: z.enum(CEILING_CHOICES).default("repository"),
+    REVIEWBOT_BOT_PULL_REQUESTS: z.enum(CEILING_CHOICES).default("never"),
+    // The least severe finding that may go inline whatever a repository's minInlineSeverity says.
+    REVIEWBOT_MIN_INLINE_SEVERITY: Severity.default("notice"),
     REVIEWBOT_BOT_LOGINS: loginList,
     REVIEWBOT_REVIEW_COMMAND: z
       .string()
@@ -213,6 +221,14 @@ function sinkSetting(
     });
   }
   return given.appId === undefined || privateKey === undefined ? undefined : { kind, appId: given.appId, privateKey };
+}
+
+/**
+ * Whether helper findings go inline (REVIEWBOT_REVIEW_COMMENTS): as set, else on exactly when a
+ * model is configured, so a newcomer who installs an AI reviewer gets inline comments at once.
+ */
+export function helperCommentsOn(config: Pick<ApiConfig, "REVIEWBOT_REVIEW_COMMENTS" | "REVIEWBOT_LLM_BASE_URL">): boolean {
+  return (config.REVIEWBOT_REVIEW_COMMENTS ?? (config.REVIEWBOT_LLM_BASE_URL === undefined ? "off" : "on")) === "on";
 }
 
 /**

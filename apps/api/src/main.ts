@@ -29,7 +29,18 @@ async function main(): Promise<void> {
   const metrics = createApiMetrics([queues.reviews, queues.github]);
   const { app, sink } = await openSink(config, { redis: redis.api, scrubber, logger, metrics });
   const appId = config.sink.kind === "github" ? config.sink.appId : null;
-  const publisher = buildPublisher({ app, appId, sink, reviews: queues.reviews, github: queues.github, redis, seal, metrics, logger });
+  const publisher = buildPublisher({
+    app,
+    appId,
+    sink,
+    reviews: queues.reviews,
+    github: queues.github,
+    redis,
+    seal,
+    metrics,
+    logger,
+    reviewDrafts: config.REVIEWBOT_DRAFTS !== "never",
+  });
   const broker = buildBroker(config, { app, redis: redis.api, reviews: queues.reviews, scrubber, logger });
   warnAboutDisabledParts(config, logger);
   const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber });

@@ -41,7 +41,16 @@ export async function runReview(
   const pullRequest = { number: review.pullNumber, ...(claim.pullRequest ?? {}) };
   const pipeline = reviewPullRequest(
     // An `ai-only` job is the api's retry of the AI review alone: the helpers' results it completes are published already.
-    { ...source.request, label: claimed.id, filterMode: deps.filterMode, signal, pullRequest, aiOnly: review.mode === "ai-only" },
+    {
+      ...source.request,
+      label: claimed.id,
+      filterMode: deps.filterMode,
+      signal,
+      pullRequest,
+      aiOnly: review.mode === "ai-only",
+      // What the api saw of an automatic review's PR, for the trusted settings to skip it by.
+      ...(review.pull === undefined ? {} : { automatic: review.pull }),
+    },
     {
       cache: deps.cache,
       engine: deps.engine,

@@ -45,6 +45,13 @@ export const PublishedConfigCommit = z.strictObject({
 });
 export type PublishedConfigCommit = z.infer<typeof PublishedConfigCommit>;
 
+/** Why the repository's settings skipped an automatic review: a fixed word, and the label that did it. */
+export const SettingsSkipped = z.discriminatedUnion("reason", [
+  z.strictObject({ reason: z.enum(["automatic-review-off", "draft", "bot-author"]) }),
+  z.strictObject({ reason: z.literal("label"), label: z.string().min(1).max(100) }),
+]);
+export type SettingsSkipped = z.infer<typeof SettingsSkipped>;
+
 /**
  * What a worker hands the publisher: everything a check run and review comments need, nothing
  * secret. `hunks` are the head-side hunk extents of each file with findings, so review comments
@@ -73,5 +80,9 @@ export const PublishedReport = z.strictObject({
   hunks: z.record(z.string(), z.array(range).max(10_000)),
   durationMs: z.number().int().nonnegative(),
   ai: AiReport,
+  /** The trusted settings' least severe finding to comment on inline (absent: every one); the api raises it to its operator's floor. */
+  minInlineSeverity: Severity.optional(),
+  /** Why the trusted settings skipped this automatic review (nothing ran); checked against the api's own job. */
+  skipped: SettingsSkipped.optional(),
 });
 export type PublishedReport = z.infer<typeof PublishedReport>;

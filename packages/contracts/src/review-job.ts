@@ -5,6 +5,16 @@ import { parseContract } from "./parse-contract.js";
 const id = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const branch = z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "must be a plain branch name");
 
+/**
+ * A label name as a job carries it: GitHub's limit of 50 characters, no control character (which
+ * GitHub's label names do not have, and whose escapes would multiply a job's size).
+ */
+export const PullLabel = z
+  .string()
+  .min(1)
+  .max(50)
+  .regex(/^[^\p{Cc}]+$/u, "must have no control character");
+
 /** The most retries of the AI review alone the api may schedule for one review (a bound on `aiAttempt`). */
 export const MAX_AI_ATTEMPTS = 10;
 
@@ -72,6 +82,16 @@ export const ReviewJob = z.strictObject({
    * reviewed. Absent: a push's review starts from the last review, any other trigger reviews whole.
    */
   since: z.enum(["last-review", "whole"]).optional(),
+  /**
+   * The PR as the webhook of an automatic review (`pull_request`) showed it: whether it is a draft,
+   * its labels, and whether a GitHub App opened it. The worker checks them against the trusted
+   * `.ai/review-config.json` and may end the job skipped; absent on a maintainer's explicit request
+   * (a command, a re-run), which the settings never skip.
+   */
+  pull: z
+    // GitHub allows 100 labels on a PR.
+    .strictObject({ draft: z.boolean(), labels: z.array(PullLabel).max(100), authorBot: z.boolean() })
+    .optional(),
   /** Which retry of the AI review an `ai-only` job is (from 1). */
   aiAttempt: z.int().min(1).max(MAX_AI_ATTEMPTS).optional(),
 });

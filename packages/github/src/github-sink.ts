@@ -2,6 +2,7 @@ import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { PublishedReport } from "@reviewbot/contracts/published-report";
+import type { Severity } from "@reviewbot/contracts/severity";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
 import { amendCheckRun } from "./amend-check-run.js";
@@ -27,6 +28,8 @@ export interface GitHubSinkDeps {
   readonly scrubber: SecretScrubber;
   /** REVIEWBOT_REVIEW_COMMENTS=on: also post helper findings on changed lines in the PR review (AI comments always go there). */
   readonly reviewComments: boolean;
+  /** REVIEWBOT_MIN_INLINE_SEVERITY: the least severe finding that may go inline, whatever a repository's settings say. */
+  readonly minInlineSeverity?: Severity;
   readonly maxAnnotations?: number;
   readonly maxReviewComments?: number;
   /** Whose dismissal replies count (REVIEWBOT_COMMAND_ASSOCIATIONS); OWNER, MEMBER and COLLABORATOR unless set. */
@@ -49,6 +52,7 @@ const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
  */
 export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
   const identityOf = appIdentityOf(deps.app, deps.appId);
+  const floor = deps.minInlineSeverity === undefined ? {} : { minInlineSeverity: deps.minInlineSeverity };
   const target = async (review: ReviewJob, reviewJobId: string): Promise<CheckRunTarget> => {
     const [owner = "", repo = ""] = review.repository.split("/");
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
@@ -94,6 +98,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           report,
           {
             helperComments: deps.reviewComments,
+            ...floor,
             ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }),
           },
           memory,
@@ -139,7 +144,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
           pull,
           { logger, scrubber: deps.scrubber },
           report,
-          { helperComments: false, part: "ai", ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
+          { helperComments: false, part: "ai", ...floor, ...(deps.maxReviewComments === undefined ? {} : { maxComments: deps.maxReviewComments }) },
           memory,
           { headSha: task.review.headSha, baseSha: task.review.baseSha, witness: task.witness ?? null },
         ),

@@ -3,6 +3,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewWitness } from "@reviewbot/contracts/github-task";
 import { MAX_WITNESSED_DIFFS, MAX_WITNESS_LINKS, findingDigest, type WitnessChain } from "@reviewbot/contracts/model-witness";
 import type { PublishedReport } from "@reviewbot/contracts/published-report";
+import { stricterOf, type Severity } from "@reviewbot/contracts/severity";
 import { aiFingerprint } from "./finding-fingerprint.js";
 import { numberReviewComments } from "./number-review-comments.js";
 import { postReviewOnce, type ReviewTarget } from "./post-review-once.js";
@@ -14,6 +15,8 @@ export interface PublishReviewOptions {
   readonly maxComments?: number;
   /** `ai`: the AI review that completes a review published without it (posted under its own marker). */
   readonly part?: ReviewPart;
+  /** The operator's floor (REVIEWBOT_MIN_INLINE_SEVERITY): the report's `minInlineSeverity` may raise it, never lower it. */
+  readonly minInlineSeverity?: Severity;
 }
 
 /** The report's head and base, and what the model broker vouches for of its AI review (null: nothing). */
@@ -48,6 +51,7 @@ export async function publishReview(
     posted: new Set(Object.keys(memory.posted)),
     ...(options.maxComments === undefined ? {} : { maxComments: options.maxComments }),
     ...(options.part === undefined ? {} : { part: options.part }),
+    minSeverity: stricterOf(report.minInlineSeverity ?? "notice", options.minInlineSeverity ?? "notice"),
   });
   const reviewId = review === null ? null : await postReviewOnce(target, deps, review, options.part);
   const numbered = reviewId === null ? new Map<string, number>() : await numberReviewComments(target.octokit, target, reviewId);

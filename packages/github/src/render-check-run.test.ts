@@ -143,3 +143,27 @@ describe("renderCheckRun", () => {
     expect(rendered.annotations).toEqual([]);
   });
 });
+
+describe("renderCheckRun: a review the repository's settings skipped", () => {
+  it("is `skipped`, names the reason and the setting, escapes the label, and still shows configuration errors", () => {
+    const rendered = renderCheckRun(
+      { kind: "completed", report: report({ skipped: { reason: "label", label: "no `review` @team" }, configErrors: ["reviewDraft: unknown key"] }) },
+      { headSha: "f".repeat(40) },
+    );
+    expect(rendered.conclusion).toBe("skipped");
+    expect(rendered.title).toBe("Review skipped: skip label");
+    expect(rendered.summary).toContain("(`skipLabels` in the default branch's `.ai/review-config.json`)");
+    // In a code span nobody is mentioned and nothing renders; the fence outlasts the label's backticks.
+    expect(rendered.summary).toContain("skip label ``no `review` @team``");
+    expect(rendered.summary).toMatch(/### Configuration errors\n- reviewDraft\\?: unknown key/);
+    expect(rendered.annotations).toEqual([]);
+  });
+
+  it.each([
+    [{ reason: "draft" as const }, "Review skipped: draft pull request"],
+    [{ reason: "bot-author" as const }, "Review skipped: pull request opened by an app"],
+    [{ reason: "automatic-review-off" as const }, "Review skipped: automatic reviews are off"],
+  ])("%j: %s", (skipped, title) => {
+    expect(renderCheckRun({ kind: "completed", report: report({ skipped }) }, { headSha: "f".repeat(40) }).title).toBe(title);
+  });
+});

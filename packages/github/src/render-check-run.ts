@@ -6,8 +6,9 @@ import { orderFindings, renderAnnotation, type CheckRunAnnotation } from "./rend
 import { renderReportSummary } from "./render-report-summary.js";
 import { sanitiseCodeSpan, sanitiseMarkdown } from "./sanitise-markdown.js";
 import { countOf } from "./count-of.js";
+import { renderSkippedReview } from "./render-skipped-review.js";
 
-export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled";
+export type CheckConclusion = "success" | "neutral" | "failure" | "cancelled" | "skipped";
 
 /** What a finished check run shows. */
 export interface RenderedCheckRun {
@@ -73,6 +74,7 @@ export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly hea
     };
   }
   const { report } = outcome;
+  if (report.skipped !== undefined) return renderSkippedReview(report, report.skipped, options.headSha);
   const annotations = orderFindings([...report.findings, ...aiAnnotated(report)])
     .slice(0, options.maxAnnotations ?? DEFAULT_MAX_ANNOTATIONS)
     .map(renderAnnotation);

@@ -166,3 +166,20 @@ describe("renderReviewComments with the findings of earlier pushes", () => {
     expect(markedFingerprint(body)).toBe(fingerprint(hostile));
   });
 });
+
+describe("renderReviewComments: the least severe finding that goes inline", () => {
+  const findings = [
+    finding(11, null, { severity: "error", rule: "e" }),
+    finding(12, null, { severity: "warning", rule: "w" }),
+    finding(13, null, { severity: "notice", rule: "n" }),
+  ];
+  it.each([
+    [undefined, [11, 12, 13]],
+    ["notice" as const, [11, 12, 13]],
+    ["warning" as const, [11, 12]],
+    ["error" as const, [11]],
+  ])("at %s comments on lines %j", (minSeverity, lines) => {
+    const rendered = renderReviewComments(report(findings), { headSha: SHA, ...(minSeverity === undefined ? {} : { minSeverity }) });
+    expect(rendered?.comments.map((comment) => comment.line)).toEqual(lines);
+  });
+});

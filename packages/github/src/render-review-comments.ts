@@ -1,5 +1,6 @@
 import type { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import type { PublishedFinding, PublishedReport } from "@reviewbot/contracts/published-report";
+import { isAtLeast, type Severity } from "@reviewbot/contracts/severity";
 import { fingerprintMarker, fingerprintOf } from "./finding-fingerprint.js";
 import { orderFindings } from "./render-annotations.js";
 import { stripControls } from "@reviewbot/core/strip-controls";
@@ -48,7 +49,8 @@ export function reviewMarker(headSha: string, part: ReviewPart = "review"): stri
  * findings, stay annotation-only: the create-review endpoint has no file-level comments, and the
  * check run already shows them. A finding whose fingerprint is in `posted` (commented on at an
  * earlier push, its line's text unchanged) is not commented on again; every comment carries its
- * fingerprint in a hidden marker. Returns null when no finding is left to comment on.
+ * fingerprint in a hidden marker. A finding less severe than `minSeverity` is not commented on
+ * (it stays in the check run's annotations and summary). Returns null when no finding is left to comment on.
  */
 export function renderReviewComments(
   report: PublishedReport,
@@ -58,13 +60,16 @@ export function renderReviewComments(
     readonly helperComments?: boolean;
     readonly posted?: ReadonlySet<string>;
     readonly part?: ReviewPart;
+    readonly minSeverity?: Severity;
   },
 ): RenderedReview | null {
   const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
   const helpers = options.helperComments ?? true;
   const posted = options.posted ?? new Set<string>();
   let repeated = 0;
+  const minSeverity = options.minSeverity ?? "notice";
   const fresh = (finding: PublishedFinding | PlacedAiFinding): boolean => {
+    if (!isAtLeast(finding.severity, minSeverity)) return false;
     const known = posted.has(fingerprintOf(finding) ?? "");
     if (known) repeated += 1;
     return !known;

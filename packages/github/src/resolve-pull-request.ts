@@ -19,11 +19,13 @@ interface PullRequestData {
  * Turns a `resolve` task (an `/review` comment or a check-run re-run names a PR only by number) into
  * a review job: looks the PR up and takes its head SHA with the PR's `updated_at` (`headFrom: "api"`:
  * the head now, however old the delivery that asked), base SHA, base branch and the repository's
- * default branch (whose `.ai/` the worker trusts). Returns null when the PR is closed, a draft, or
- * gone (404) (nothing to review). A PR whose base repository is not the task's repository is
+ * default branch (whose `.ai/` the worker trusts). Returns null when the PR is closed or gone (404)
+ * (nothing to review), or a draft where the operator never reviews drafts (`reviewDrafts` false,
+ * REVIEWBOT_DRAFTS=never): a maintainer's request otherwise reviews a draft, whatever the
+ * repository's settings say of automatic reviews. A PR whose base repository is not the task's repository is
  * refused: the job would otherwise read config from, and publish to, the wrong repository.
  */
-export async function resolvePullRequest(octokit: Octokit, task: ResolveTask): Promise<ReviewJob | null> {
+export async function resolvePullRequest(octokit: Octokit, task: ResolveTask, options: { readonly reviewDrafts: boolean }): Promise<ReviewJob | null> {
   const [owner = "", repo = ""] = task.repository.split("/");
   let data: PullRequestData;
   try {
@@ -40,7 +42,7 @@ export async function resolvePullRequest(octokit: Octokit, task: ResolveTask): P
       details: { repository: task.repository, pullNumber: task.pullNumber, status: (error as { status?: unknown }).status },
     });
   }
-  if (data.state !== "open" || data.draft === true) return null;
+  if (data.state !== "open" || (data.draft === true && !options.reviewDrafts)) return null;
   if (data.base.repo?.id !== task.repositoryId) {
     throw new AppError("JOB_INVALID", "the pull request's base repository is not the task's", {
       details: { repository: task.repository, pullNumber: task.pullNumber },

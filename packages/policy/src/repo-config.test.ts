@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { helperCeilings } from "./limit-narrowing.js";
 import { parseOperatorPolicy } from "./operator-policy.js";
 import { parseRepoConfig } from "./repo-config.js";
-import { DEFAULT_AI_SKIP_RULES } from "./ai-skip-rules.js";
 
 const MiB = 1024 * 1024;
 const operator = parseOperatorPolicy({
@@ -18,7 +17,6 @@ describe("parseRepoConfig: resolving helpers", () => {
   it("resolves an ai-reviewer/serge helper with our defaults", () => {
     expect(parse({ helpers: [{ ...lint, cwd: "src", allow_args: true, max_args: 4, timeout_seconds: 60 }] })).toEqual({
       errors: [],
-      aiSkip: DEFAULT_AI_SKIP_RULES,
       helpers: [
         {
           name: "lint",

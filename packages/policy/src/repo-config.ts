@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { fail, formatPath, fromZodIssues, quote, requiredMessage, ROOT_PATH, type CheckResult, type ConfigError } from "./config-error.js";
+import { configError, fail, formatPath, fromZodIssues, quote, requiredMessage, ROOT_PATH, type CheckResult, type ConfigError } from "./config-error.js";
 import { HelperSpec } from "./helper-spec.js";
-import { DEFAULT_AI_SKIP_RULES, parseAiSkipRules, type AiSkipRules } from "./ai-skip-rules.js";
 import type { OperatorPolicy } from "./operator-policy.js";
 import { resolveHelper, type ResolvedHelper } from "./resolve-helper.js";
 
@@ -13,29 +12,26 @@ export const MAX_HELPERS = 50;
 // Helpers are checked one by one below, so that one bad helper does not sink the others.
 const RepoConfigFile = z.strictObject({
   helpers: z.array(z.unknown()).max(MAX_HELPERS, `has more than ${MAX_HELPERS} helpers`),
+  // `aiSkip` moved to the settings file (review-settings.ts): said so by name, never applied here.
   aiSkip: z.unknown().optional(),
 });
 
-/** The helpers that passed every rule, what the AI review skips, and one error per problem found. */
+/** The helpers that passed every rule, and one error per problem found. */
 export interface RepoConfig {
   readonly helpers: readonly ResolvedHelper[];
-  /** The maintainers' `aiSkip`; the defaults when it is absent or has an error (reported in `errors`). */
-  readonly aiSkip: AiSkipRules;
   readonly errors: readonly ConfigError[];
 }
 
 /**
  * Parses `.ai/review-tools.json` (as it is on the base commit) against the operator's policy.
  * Never throws: a file that is too large, not JSON, not an object, has an unknown top-level key,
- * or whose `helpers` is not an array of at most 50 yields errors and no helpers. `aiSkip` (the AI
- * review's skip rules, ai-skip-rules.ts) is checked on its own: a bad one is reported and the
- * defaults apply. Each helper is checked on its own: a helper with a bad value, an unknown key or a name used twice
+ * or whose `helpers` is not an array of at most 50 yields errors and no helpers. An `aiSkip` key
+ * is reported as moved to `.ai/review-config.json` and not applied. Each helper is checked on its own: a helper with a bad value, an unknown key or a name used twice
  * (ignoring case; every holder of the name is refused) is reported, and the others still run.
  */
 export function parseRepoConfig(text: string, operator: OperatorPolicy): RepoConfig {
   const document = parseDocument(text);
-  if (!document.ok) return { helpers: [], aiSkip: DEFAULT_AI_SKIP_RULES, errors: document.errors };
-  const skip = document.value.aiSkip === undefined ? null : parseAiSkipRules(document.value.aiSkip);
+  if (!document.ok) return { helpers: [], errors: document.errors };
   const specs = document.value.helpers.map((raw) => HelperSpec.safeParse(raw, { error: requiredMessage }));
   const names = specs.map((spec) => (spec.success ? spec.data.name.toLowerCase() : undefined));
   const helpers: ResolvedHelper[] = [];
@@ -47,8 +43,8 @@ export function parseRepoConfig(text: string, operator: OperatorPolicy): RepoCon
     if (result.ok) helpers.push(result.value);
     else errors.push(...result.errors);
   });
-  if (skip?.ok === false) errors.push(...skip.errors);
-  return { helpers, aiSkip: skip?.ok === true ? skip.value : DEFAULT_AI_SKIP_RULES, errors };
+  if (document.value.movedAiSkip) errors.push(configError("aiSkip", "has moved to .ai/review-config.json and is not applied here"));
+  return { helpers, errors };
 }
 
 function checkHelper(spec: HelperSpec, index: number, names: readonly (string | undefined)[], operator: OperatorPolicy): CheckResult<ResolvedHelper> {
@@ -63,7 +59,7 @@ function checkHelper(spec: HelperSpec, index: number, names: readonly (string | 
   return resolveHelper(spec, field, operator);
 }
 
-function parseDocument(text: string): CheckResult<{ readonly helpers: readonly unknown[]; readonly aiSkip: unknown }> {
+function parseDocument(text: string): CheckResult<{ readonly helpers: readonly unknown[]; readonly movedAiSkip: boolean }> {
   // A string never has more UTF-16 units than UTF-8 bytes, so the cheap test can come first.
   const bytes = text.length > MAX_CONFIG_BYTES ? text.length : new TextEncoder().encode(text).byteLength;
   if (bytes > MAX_CONFIG_BYTES) {
@@ -79,5 +75,5 @@ function parseDocument(text: string): CheckResult<{ readonly helpers: readonly u
   }
   const parsed = RepoConfigFile.safeParse(json, { error: requiredMessage });
   if (!parsed.success) return { ok: false, errors: fromZodIssues(parsed.error.issues) };
-  return { ok: true, value: { helpers: parsed.data.helpers, aiSkip: parsed.data.aiSkip } };
+  return { ok: true, value: { helpers: parsed.data.helpers, movedAiSkip: parsed.data.aiSkip !== undefined } };
 }

@@ -21,6 +21,8 @@ const LARGEST: ReviewJob = {
   deliveryId: "x".repeat(100),
   trigger: "review_comment",
   reply: { commentId: Number.MAX_SAFE_INTEGER, threadId: Number.MAX_SAFE_INTEGER },
+  // Escaped quotes (twice: the job is JSON inside the seal's JSON) and three-byte characters.
+  pull: { draft: true, labels: Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? '"'.repeat(50) : "\u20ac".repeat(50))), authorBot: true },
 };
 
 describe("sealed review jobs", () => {

@@ -7,10 +7,11 @@ import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job"
 /**
  * The most bytes a sealed review job takes in the queue (its hash's `data` field, JSON): every
  * field of the contract at its longest (255-character branches, a 140-character repository, a
- * 100-character delivery id, a reply) with the seal comes to under 1.5 KiB; the api reads no larger
+ * 100-character delivery id, a reply, 100 labels of 50 characters that escape to the most bytes)
+ * with the seal comes to under 32 KiB; the api reads no larger
  * `data` (a worker can write the field, and what is larger is not a job the api wrote).
  */
-export const MAX_SEALED_JOB_BYTES = 4096;
+export const MAX_SEALED_JOB_BYTES = 32_768;
 
 // Reads the job's data only if it is no larger than a job the api writes (checked with HSTRLEN
 // before a byte is sent or parsed), in one step so the data cannot grow between check and read.

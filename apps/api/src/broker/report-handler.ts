@@ -10,6 +10,7 @@ import { holdForAiRetry, settleAiRetry, type AiRetrySettings } from "./ai-retry.
 import type { InstallationSlots } from "./installation-slots.js";
 import { witnessOfReview } from "./job-witness.js";
 import { recordOutcome } from "./record-outcome.js";
+import { refuseUnfoundedSkip } from "./settings-skip-check.js";
 import type { TokenVault } from "./token-vault.js";
 import { workerRoute, type WorkerRouteDeps, type WorkerRouteSpec } from "./worker-route.js";
 
@@ -42,6 +43,7 @@ export function reportHandler(deps: ReportDeps): RequestHandler {
   };
   return workerRoute(deps, route, async ({ body, job, fields, response }) => {
     refuseMismatch(job, body.outcome);
+    refuseUnfoundedSkip(job, body.outcome);
     const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
     await deps.slots.release(job.installationId, body.jobId);
     await publish(deps, body.jobId, job, body.outcome);

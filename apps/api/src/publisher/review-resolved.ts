@@ -16,7 +16,7 @@ export async function reviewResolved(task: ResolveTask, deps: GitHubTaskDeps, lo
   }
   const resolved = await deps.resolve(task);
   if (resolved === null) {
-    logger.info("pull request is closed, a draft or gone: not reviewed");
+    logger.info("pull request is closed, a draft the operator never reviews, or gone: not reviewed");
     return "skipped";
   }
   const job = since === undefined ? resolved : { ...resolved, since };

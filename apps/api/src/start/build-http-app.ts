@@ -26,6 +26,8 @@ export function buildHttpApp(config: ApiConfig, { appSlug, ...parts }: HttpAppPa
         commandAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
         // Replies are answered by the model: without one there is nothing to answer with.
         answers: config.REVIEWBOT_LLM_BASE_URL !== undefined,
+        drafts: config.REVIEWBOT_DRAFTS,
+        botPullRequests: config.REVIEWBOT_BOT_PULL_REQUESTS,
       },
     },
     ...parts,

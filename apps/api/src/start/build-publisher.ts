@@ -22,13 +22,15 @@ export interface PublisherParts {
   readonly seal: QueueSeal;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
+  /** Whether a maintainer's request may review a draft: the operator's REVIEWBOT_DRAFTS is not `never`. */
+  readonly reviewDrafts: boolean;
 }
 
 /** Starts the publisher on the GitHub queue, on its own blocking connection. */
 export function buildPublisher(parts: PublisherParts): Worker {
-  const { app, appId, sink, reviews, github, redis, seal, metrics, logger } = parts;
+  const { app, appId, sink, reviews, github, redis, seal, metrics, logger, reviewDrafts } = parts;
   const resolve: PullRequestResolver | null =
-    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task);
+    app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task, { reviewDrafts });
   const commands = app === null || appId === null ? null : createCommandActions({ app, appId, redis: redis.api });
   return startPublisher({ sink, resolve, commands, reviews, tasks: github, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
 }

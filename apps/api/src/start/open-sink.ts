@@ -7,7 +7,7 @@ import { appSlugOf } from "@reviewbot/github/app-identity";
 import { createGitHubApp, type GitHubApp } from "@reviewbot/github/create-github-app";
 import { createGitHubSink } from "@reviewbot/github/github-sink";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
-import type { ApiConfig } from "../api-config.js";
+import { helperCommentsOn, type ApiConfig } from "../api-config.js";
 import type { ApiMetrics } from "../api-metrics.js";
 import { createLocalSink } from "../publisher/local-sink.js";
 import { summaryExtrasOf } from "./summary-extras.js";
@@ -32,7 +32,8 @@ export async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app
       redis,
       logger,
       scrubber,
-      reviewComments: config.REVIEWBOT_REVIEW_COMMENTS === "on",
+      reviewComments: helperCommentsOn(config),
+      minInlineSeverity: config.REVIEWBOT_MIN_INLINE_SEVERITY,
       trustedAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
       summaryExtras: summaryExtrasOf(redis, appSlugOf(app, config.sink.appId)),
     }),

@@ -14,6 +14,8 @@ const filter: DeliveryFilter = {
   pullRequestActions: PULL_REQUEST_ACTIONS,
   commandAssociations: COMMAND_ASSOCIATIONS,
   answers: true,
+  drafts: "never",
+  botPullRequests: "never",
 };
 const DELIVERY = "72d3162e-cc78-11e3-81ab-4c9367dc0958";
 

@@ -13,6 +13,8 @@ const filter: DeliveryFilter = {
   pullRequestActions: PULL_REQUEST_ACTIONS,
   commandAssociations: COMMAND_ASSOCIATIONS,
   answers: true,
+  drafts: "never",
+  botPullRequests: "never",
 };
 const UPDATED = "2024-05-06T07:08:09Z";
 const envelope = { installation: { id: 7 }, repository: { id: 100, full_name: "octo/hello", default_branch: "trunk" } };
@@ -143,8 +145,26 @@ describe("decideDelivery", () => {
         deliveryId: DELIVERY,
         trigger: "pull_request",
         reply: null,
+        pull: { draft: false, labels: [], authorBot: false },
       },
     });
+  });
+
+  it("lets the repository's settings decide drafts and apps' PRs when the operator's ceilings allow, carrying what they need in the job", () => {
+    const open = { ...filter, drafts: "repository" as const, botPullRequests: "repository" as const };
+    const labels = [{ name: "no-review" }, { name: "bug" }];
+    const draft = decideDelivery("pull_request", DELIVERY, pullRequest("synchronize", { draft: true, labels }), open);
+    expect(draft).toMatchObject({ kind: "review", job: { pull: { draft: true, labels: ["no-review", "bug"], authorBot: false } } });
+    const bot = decideDelivery("pull_request", DELIVERY, pullRequest("opened", { user: { login: "dependabot[bot]", type: "Bot" } }), open);
+    expect(bot).toMatchObject({ kind: "review", job: { pull: { draft: false, authorBot: true } } });
+    // A login the operator lists stays ignored whatever the repository says.
+    const listed = decideDelivery("pull_request", DELIVERY, pullRequest("opened", { user: { login: "renovate-bot", type: "User" } }), open);
+    expect(listed).toEqual({ kind: "ignore", reason: "bot_author" });
+  });
+
+  it("carries no PR state in a job a maintainer asked for (the settings never skip it)", () => {
+    const decision = decideDelivery("pull_request_review_comment", DELIVERY, reviewComment(), filter);
+    expect(decision.kind === "answer" && decision.job.pull).toBeUndefined();
   });
 
   it("answers a trusted person's reply in a review thread with a job naming the reply and its thread", () => {

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { parsePrCommand, type PrCommandName } from "@reviewbot/contracts/pr-command";
-import { ReviewJob } from "@reviewbot/contracts/review-job";
+import { PullLabel, ReviewJob } from "@reviewbot/contracts/review-job";
 import { dismissalReason } from "@reviewbot/github/dismissal-reply";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
@@ -48,7 +48,18 @@ export interface DeliveryFilter {
   readonly commandAssociations: readonly string[];
   /** Whether replies in our review threads are answered: only with a model configured. */
   readonly answers: boolean;
+  /**
+   * The operator's ceilings on automatic reviews (REVIEWBOT_DRAFTS, REVIEWBOT_BOT_PULL_REQUESTS):
+   * `never` ignores such a PR here; `repository` enqueues it, and the trusted `.ai/review-config.json`
+   * (read by the worker) says whether it is reviewed or skipped.
+   */
+  readonly drafts: CeilingChoice;
+  readonly botPullRequests: CeilingChoice;
 }
+
+/** What the operator lets a repository's settings decide. */
+export const CEILING_CHOICES = ["never", "repository"] as const;
+export type CeilingChoice = (typeof CEILING_CHOICES)[number];
 
 /** The `pull_request` actions an operator may choose to review; all of them by default. */
 export const PULL_REQUEST_ACTIONS = ["opened", "reopened", "synchronize", "ready_for_review"] as const;
@@ -82,13 +93,24 @@ function decidePullRequest(event: PullRequestEvent, deliveryId: string, filter: 
   const pr = event.pull_request;
   if (!filter.pullRequestActions.includes(event.action)) return { kind: "ignore", reason: "action_not_handled" };
   if (pr.state !== "open") return { kind: "ignore", reason: "closed" };
-  if (pr.draft) return { kind: "ignore", reason: "draft" };
-  if (pr.user.type === "Bot" || filter.botLogins.includes(pr.user.login.toLowerCase())) return { kind: "ignore", reason: "bot_author" };
-  return { kind: "review", job: jobOf(event, deliveryId, "pull_request", null) };
+  if (pr.draft && filter.drafts === "never") return { kind: "ignore", reason: "draft" };
+  // A login the operator lists is never reviewed; an App's PR only if the operator lets the repository decide.
+  const authorBot = pr.user.type === "Bot";
+  if (filter.botLogins.includes(pr.user.login.toLowerCase()) || (authorBot && filter.botPullRequests === "never"))
+    return { kind: "ignore", reason: "bot_author" };
+  // Only names a job can carry (all of GitHub's): a name it could not would fail the whole delivery.
+  const labels = pr.labels.map((label) => label.name).filter((name) => PullLabel.safeParse(name).success);
+  return { kind: "review", job: jobOf(event, deliveryId, "pull_request", null, { draft: pr.draft, labels, authorBot }) };
 }
 
 /** A job for the PR a payload carries, at the head it names (`headFrom: event`). */
-function jobOf(event: PullRequestEvent | ReviewCommentEvent, deliveryId: string, trigger: ReviewJob["trigger"], reply: ReviewJob["reply"]): ReviewJob {
+function jobOf(
+  event: PullRequestEvent | ReviewCommentEvent,
+  deliveryId: string,
+  trigger: ReviewJob["trigger"],
+  reply: ReviewJob["reply"],
+  pull?: ReviewJob["pull"],
+): ReviewJob {
   const pr = event.pull_request;
   return parsePayload(ReviewJob, {
     installationId: event.installation.id,
@@ -105,6 +127,7 @@ function jobOf(event: PullRequestEvent | ReviewCommentEvent, deliveryId: string,
     deliveryId,
     trigger,
     reply,
+    pull,
   });
 }
 

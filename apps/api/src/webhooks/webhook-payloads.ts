@@ -20,6 +20,11 @@ export const PullRequestEvent = z.object({
     number: id,
     state: z.enum(["open", "closed"]),
     draft: z.boolean().default(false),
+    // GitHub allows 100 labels on a PR, each name at most 50 characters.
+    labels: z
+      .array(z.object({ name: z.string().max(100) }))
+      .max(100)
+      .default([]),
     updated_at: z.string().max(100),
     user,
     head: commitRef,

@@ -16,7 +16,7 @@ export interface AiReviewInput {
    * the pipeline anchors the helpers' findings with the same reads.
    */
   readonly lineText: LineText;
-  /** The trusted commit's `aiSkip`: which changed files the model is not shown. */
+  /** The trusted commit's `aiSkip` and `aiMustRead` (`.ai/review-config.json`): which changed files the model is not shown. */
   readonly skipRules: AiSkipRules;
   /** The trusted commit's `.ai/rules/*.md` that passed (loadPathRules): each given only to the chunks holding a file it matches. */
   readonly pathRules?: readonly PathRule[];

@@ -1,35 +1,31 @@
-import { lstat, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Checkout } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
-import { DEFAULT_AI_SKIP_RULES } from "@reviewbot/policy/ai-skip-rules";
 import { parseRepoConfig, type RepoConfig } from "@reviewbot/policy/repo-config";
+import { DEFAULT_REVIEW_SETTINGS, parseReviewSettings, REVIEW_SETTINGS_PATH, type ParsedReviewSettings } from "@reviewbot/policy/review-settings";
+import { readTrustedFile } from "./read-trusted-file.js";
 
 const CONFIG_PATH = ".ai/review-tools.json";
 
+/** The trusted `.ai/`'s helpers and the maintainers' settings, with every problem found in either. */
+export interface TrustedConfig extends RepoConfig, ParsedReviewSettings {}
+
 /**
- * The repository's helpers and the AI review's skip rules, from the trusted commit's `.ai/review-tools.json` (the default branch's
- * head, see CheckoutRequest.config) as the overlay wrote it (never the PR's). No `.ai/` or no file: no helpers and the default skip rules. A failed-closed overlay: no helpers and an
- * error saying why. A bad config yields the valid helpers and its errors.
+ * The repository's helpers (`.ai/review-tools.json`) and settings (`.ai/review-config.json`), from
+ * the trusted commit (never the PR's). No file: no helpers, the default settings. A failed-closed
+ * overlay: no helpers, the default settings, and one error saying why. A bad file yields what of it
+ * is valid (the defaults for the rest) and its errors.
  */
-export async function loadRepoConfig(checkout: Checkout, operator: OperatorPolicy): Promise<RepoConfig> {
+export async function loadRepoConfig(checkout: Checkout, operator: OperatorPolicy): Promise<TrustedConfig> {
   if (checkout.overlay.failedClosed) {
     const reason = checkout.overlay.reason ?? "the trusted commit could not be read";
-    return {
-      helpers: [],
-      aiSkip: DEFAULT_AI_SKIP_RULES,
-      errors: [{ path: CONFIG_PATH, message: `${CONFIG_PATH}: not used, the trusted overlay failed closed (${reason})` }],
-    };
+    const message = `${CONFIG_PATH}: not used, the trusted overlay failed closed (${reason})`;
+    return { helpers: [], settings: DEFAULT_REVIEW_SETTINGS, errors: [{ path: CONFIG_PATH, message }] };
   }
-  const path = join(checkout.dir, CONFIG_PATH);
-  const info = await lstat(path).catch(() => null);
-  if (info === null) return { helpers: [], aiSkip: DEFAULT_AI_SKIP_RULES, errors: [] };
-  if (!info.isFile()) {
-    return {
-      helpers: [],
-      aiSkip: DEFAULT_AI_SKIP_RULES,
-      errors: [{ path: CONFIG_PATH, message: `${CONFIG_PATH}: is not a regular file on the trusted commit` }],
-    };
-  }
-  return parseRepoConfig(await readFile(path, "utf8"), operator);
+  const tools = await readTrustedFile(checkout, CONFIG_PATH);
+  const config: RepoConfig =
+    tools.kind === "text" ? parseRepoConfig(tools.text, operator) : { helpers: [], errors: tools.kind === "unusable" ? [tools.error] : [] };
+  const file = await readTrustedFile(checkout, REVIEW_SETTINGS_PATH);
+  const settings: ParsedReviewSettings =
+    file.kind === "text" ? parseReviewSettings(file.text) : { settings: DEFAULT_REVIEW_SETTINGS, errors: file.kind === "unusable" ? [file.error] : [] };
+  return { helpers: config.helpers, settings: settings.settings, errors: [...config.errors, ...settings.errors] };
 }

@@ -1,6 +1,8 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { HelperOutcome } from "@reviewbot/contracts/helper-outcome";
 import type { ConfigError } from "@reviewbot/policy/config-error";
+import type { Severity } from "@reviewbot/contracts/severity";
+import type { SettingsSkipped } from "@reviewbot/contracts/published-report";
 import type { LineRange } from "@reviewbot/overlay/pull-diff";
 import type { ConfigCommit, OverlaySource } from "@reviewbot/overlay/trusted-overlay";
 import type { EngineName } from "@reviewbot/core/engine-names";
@@ -83,7 +85,13 @@ export interface Report {
     readonly ignoredPrChanges: readonly string[];
   };
   readonly context: ContextReport | null;
-  readonly config: { readonly errors: readonly ConfigError[] };
+  readonly config: {
+    readonly errors: readonly ConfigError[];
+    /** The maintainers' `minInlineSeverity`: less severe findings stay out of the PR review's comments. */
+    readonly minInlineSeverity: Severity;
+  };
+  /** Why the maintainers' settings skipped this automatic review (nothing ran), or null. */
+  readonly skipped: SettingsSkipped | null;
   readonly helpers: readonly HelperReport[];
   /** Findings on the PR's diff, by the filter mode, with the anchors of those on the diff's hunks. */
   readonly findings: readonly AnchoredFinding[];

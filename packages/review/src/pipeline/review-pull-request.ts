@@ -5,6 +5,7 @@ import { buildHelperArgv } from "@reviewbot/policy/runtime-args";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { aiReportOff } from "@reviewbot/contracts/ai-report";
+import { automaticReviewSkip, type AutomaticReviewOf } from "@reviewbot/policy/review-settings";
 import { blobLines } from "../ai/placement/blob-lines.js";
 import { repoSourceOf } from "../ai/repo/repo-source.js";
 import { anchorFindings } from "./anchor-findings.js";
@@ -37,6 +38,12 @@ export interface ReviewRequest extends CheckoutRequest {
    * helper and no finding, and the model is not shown the helpers' findings.
    */
   readonly aiOnly?: boolean;
+  /**
+   * The PR as the api saw it when it started an automatic review (opened, pushed): the trusted
+   * settings may skip it (a draft, a skip label, a bot's PR, automatic reviews off), and then nothing
+   * runs. Absent for a maintainer's explicit request, which the settings never skip.
+   */
+  readonly automatic?: AutomaticReviewOf;
 }
 
 export interface ReviewDependencies {
@@ -83,9 +90,12 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const { operator } = deps;
     const run = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...(signal === undefined ? {} : { signal }) };
     const image = { name: operator.defaultImage, reference: operator.images[operator.defaultImage] ?? "" };
+    const settingsSkip = request.automatic === undefined ? null : automaticReviewSkip(config.settings, request.automatic);
+    if (settingsSkip !== null) logger.info({ skipped: settingsSkip }, "review skipped by the repository's settings");
     const aiOnly = request.aiOnly === true;
-    progress({ stage: "context", message: aiOnly ? "AI review alone: no context script" : "running the context script, if the base has one" });
-    const context = aiOnly
+    const helpersRun = !aiOnly && settingsSkip === null;
+    progress({ stage: "context", message: helpersRun ? "running the context script, if the base has one" : "no context script" });
+    const context = !helpersRun
       ? null
       : await runContextScript(
           { ...run, image, limits: helperCeilings(deps.operator.limits) },
@@ -98,7 +108,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         );
     signal?.throwIfAborted();
     const contextDone = performance.now();
-    const toRun = aiOnly ? [] : config.helpers;
+    const toRun = helpersRun ? config.helpers : [];
     const helpersTotal = toRun.length;
     let helpersDone = 0;
     progress({ stage: "helpers", message: `running ${helpersTotal} helper(s) in ${deps.engine.name} sandboxes`, helpersDone, helpersTotal });
@@ -121,13 +131,13 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const findingsDone = performance.now();
     // One reader of the checkout's lines for the AI review's anchors and the helper findings'.
     const lineText = blobLines(repoSourceOf(checkout), checkout.diff);
-    let ai = aiReportOff("no model is configured");
-    if (deps.ai !== undefined) {
+    let ai = aiReportOff(settingsSkip === null ? "no model is configured" : "the review was skipped by the repository's settings");
+    if (deps.ai !== undefined && settingsSkip === null) {
       progress({ stage: "ai", message: "running the AI review" });
       ai = await deps.ai({
         checkout,
         lineText,
-        skipRules: config.aiSkip,
+        skipRules: config.settings.aiSkip,
         pathRules: pathRules.rules,
         helpers: config.helpers,
         runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run),
@@ -154,7 +164,8 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
         ignoredPrChanges: checkout.diff.files.map((file) => file.path).filter((path) => path.startsWith(".ai/")),
       },
       context,
-      config: { errors: [...config.errors, ...pathRules.errors] },
+      config: { errors: [...config.errors, ...pathRules.errors], minInlineSeverity: config.settings.minInlineSeverity },
+      skipped: settingsSkip,
       helpers,
       findings: await anchorFindings(filtered.kept, checkout.diff, lineText),
       filtered: { mode: filtered.mode, dropped: filtered.dropped, skippedByContext: candidates.length - unskipped.length },

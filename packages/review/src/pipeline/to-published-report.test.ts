@@ -36,7 +36,8 @@ const report: Report = {
     ignoredPrChanges: [".ai/x"],
   },
   context: null,
-  config: { errors: [] },
+  config: { errors: [], minInlineSeverity: "notice" },
+  skipped: null,
   helpers: [helper],
   findings: [{ ...finding, anchor: "0123456789abcdef" }],
   filtered: { mode: "added", dropped: 2, skippedByContext: 0 },
@@ -71,8 +72,13 @@ describe("toPublishedReport", () => {
     ],
     [
       "configuration errors as their messages",
-      { ...report, config: { errors: [{ path: "helpers[0]", message: "helpers[0]: bad" }] } },
+      { ...report, config: { errors: [{ path: "helpers[0]", message: "helpers[0]: bad" }], minInlineSeverity: "notice" as const } },
       { configErrors: ["helpers[0]: bad"] },
+    ],
+    [
+      "the settings' inline floor and why they skipped the review",
+      { ...report, config: { errors: [], minInlineSeverity: "warning" as const }, skipped: { reason: "label" as const, label: "no-review" } },
+      { minInlineSeverity: "warning", skipped: { reason: "label", label: "no-review" } },
     ],
   ])("%s", (_name, input, expected) => {
     const published = toPublishedReport(input);

@@ -51,6 +51,8 @@ export function toPublishedReport(report: Report): PublishedReport {
       coverage: { ...report.ai.coverage, skipped: report.ai.coverage.skipped.slice(0, 1000) },
       note: report.ai.note === null ? null : cut(report.ai.note),
     },
+    minInlineSeverity: report.config.minInlineSeverity,
+    ...(report.skipped === null ? {} : { skipped: report.skipped }),
   });
 }
 

@@ -58,7 +58,7 @@ describe("skipReasonUnder the maintainers' rules", () => {
   });
 
   it("replaces the name rules and the marker when the maintainers turn them off; binary files stay skipped", () => {
-    const skip = skipReasonUnder({ defaults: false, generatedMarker: false, paths: ["gen/**"] });
+    const skip = skipReasonUnder({ defaults: false, generatedMarker: false, paths: ["gen/**"], mustRead: [] });
     expect(skip({ path: "vendor/x.go", binary: false })).toBeNull();
     expect(skip({ path: "dist/app.min.js", binary: false })).toBeNull();
     expect(skip(generated)).toBeNull();
@@ -66,5 +66,16 @@ describe("skipReasonUnder the maintainers' rules", () => {
     expect(skip({ path: "logo.png", binary: true })).toBe("binary file");
     expect(skipReasonUnder({ ...DEFAULT_AI_SKIP_RULES, generatedMarker: false })(generated)).toBeNull();
     expect(skipReasonUnder({ ...DEFAULT_AI_SKIP_RULES, defaults: false })(generated)).toBe("generated file (marked in its first line)");
+  });
+
+  it("reads what aiMustRead names despite every other rule, except a binary file", () => {
+    const skip = skipReasonUnder({ ...DEFAULT_AI_SKIP_RULES, paths: ["gen/**"], mustRead: ["gen/keep.ts", "vendor/ours/**", "api/*.pb.go"] });
+    expect(skip({ path: "gen/keep.ts", binary: false })).toBeNull();
+    expect(skip({ path: "vendor/ours/lib.go", binary: false })).toBeNull();
+    expect(skip(generated)).toBeNull();
+    expect(skip({ path: "vendor/ours/logo.png", binary: true })).toBe("binary file");
+    // Negative controls: the rules still hold beside what must be read.
+    expect(skip({ path: "gen/other.ts", binary: false })).toBe("skipped by .ai/ rule gen/**");
+    expect(skip({ path: "vendor/theirs/lib.go", binary: false })).toBe("vendored dependency");
   });
 });

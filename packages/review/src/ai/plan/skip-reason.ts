@@ -48,13 +48,16 @@ export type SkipReason = (file: ReviewableFile) => string | null;
  * The skip decision under the maintainers' `rules` (the trusted `.ai/`'s `aiSkip`, never the
  * PR's): binary files always; with `defaults`, lockfiles, vendored dependencies (`vendor/`,
  * `node_modules/`), minified files and source maps by name; with `generatedMarker`, files whose
- * first line marks them generated; and any path one of `paths` matches. A skipped file is one the
- * model did not read, so the review that skips it is at most `partial` (ai-review.ts).
+ * first line marks them generated; and any path one of `paths` matches; but never a text file one
+ * of `mustRead` matches. A skipped file is one the model did not read, so the review that skips it
+ * is at most `partial` (ai-review.ts).
  */
 export function skipReasonUnder(rules: AiSkipRules): SkipReason {
   const matching = globMatcher(rules.paths);
+  const mustRead = globMatcher(rules.mustRead);
   return (file) => {
     if (file.binary) return "binary file";
+    if (mustRead(file.path) !== null) return null;
     const glob = matching(file.path);
     if (glob !== null) return `skipped by .ai/ rule ${glob}`;
     if (rules.defaults) {
