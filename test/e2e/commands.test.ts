@@ -125,15 +125,24 @@ async function delivered(id: number, event: string, body: unknown): Promise<Deli
   return { id, status: await send(), again: send };
 }
 
-async function push(): Promise<string> {
+/** Pushes a commit to the PR; `send` delivers its `synchronize` event (again under the same delivery id). */
+function pushDelivered(): { send: () => Promise<string> } {
   pushToPull(fleet, pull, (tree) => {
     tree.write("src/calc.ts", [...CALC, `export const pushed = "${randomUUID()}";`, ""].join("\n"));
   });
-  const answer = await fleet.deliver("pull_request", pullRequestEvent(pull, "synchronize"));
-  expect(answer.status).toBe(202);
-  const parsed = JSON.parse(answer.body) as { status: string; reason?: string };
-  return parsed.reason ?? parsed.status;
+  const event = pullRequestEvent(pull, "synchronize");
+  const deliveryId = randomUUID();
+  return {
+    send: async () => {
+      const answer = await fleet.deliver("pull_request", event, deliveryId);
+      expect(answer.status).toBe(202);
+      const parsed = JSON.parse(answer.body) as { status: string; reason?: string };
+      return parsed.reason ?? parsed.status;
+    },
+  };
 }
+
+const push = (): Promise<string> => pushDelivered().send();
 
 const eyes = (subject: "issue" | "review", id: number): number =>
   fleet.github.state.reactions.filter((r) => r.subject === subject && r.commentId === id && r.content === "eyes").length;
@@ -142,6 +151,9 @@ const helpReplies = (): string[] =>
     // Our summary comment lists the commands too: not a reply.
     .filter((posted) => posted.user.id === APP_BOT.id && !posted.body.startsWith(SUMMARY_MARKER) && posted.body.includes("@reviewbot full review"))
     .map((posted) => posted.body);
+/** Our summary comment on the PR (the one issue comment of ours that starts with its marker). */
+const summaryBody = (): string =>
+  [...fleet.github.state.issueComments.values()].find((posted) => posted.user.id === APP_BOT.id && posted.body.startsWith(SUMMARY_MARKER))?.body ?? "";
 const completedRuns = (headSha: string): number => checkRunsOf(fleet, headSha).filter((run) => run.status === "completed").length;
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 2000));
 
@@ -179,7 +191,7 @@ describe("commands from trusted people", () => {
     expect(await isPaused(admin, REPOSITORY_ID, pull.number)).toBe(false);
   });
 
-  it("pause: a push is not reviewed (no model call, no check run) while commands still work; resume: the next push is", async () => {
+  it("pause: a push is not reviewed (no model call; its check run says paused) while commands still work; resume: the next push is", async () => {
     // The description's `@reviewbot pause` paused nothing: a push is reviewed, only what it changed.
     const calls = requests().length;
     expect(await push()).toBe("accepted");
@@ -195,16 +207,26 @@ describe("commands from trusted people", () => {
     await expect.poll(() => eyes("issue", pause.id), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => isPaused(admin, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(true);
     const pausedCalls = requests().length;
-    expect(await push()).toBe("paused");
+    const pausedPush = await pushDelivered();
+    expect(await pausedPush.send()).toBe("paused");
+    const paused = await waitForCompletedCheckRun(fleet, pull.headSha);
+    expect([paused.conclusion, paused.output.title]).toEqual(["skipped", "Review paused"]);
+    expect(paused.output.summary).toContain("the `pause` command");
+    // A redelivered push makes no second check run.
+    expect(await pausedPush.send()).toBe("duplicate");
     await settle();
-    expect(checkRunsOf(fleet, pull.headSha)).toEqual([]);
+    expect(checkRunsOf(fleet, pull.headSha)).toHaveLength(1);
     expect(requests()).toHaveLength(pausedCalls);
 
-    // `review` while paused: the head the push left is reviewed now, from the last review.
+    // `review` while paused: the head the push left is reviewed now, from the last review, in a run of its own.
     const review = await comment("@reviewbot review");
     expect(review.status).toBe("accepted");
-    await waitForCompletedCheckRun(fleet, pull.headSha);
+    await expect
+      .poll(() => checkRunsOf(fleet, pull.headSha).filter((run) => run.id !== paused.id && run.status === "completed").length, { timeout: 120_000 })
+      .toBe(1);
     expect(eyes("issue", review.id)).toBe(1);
+    // The summary comment, edited by that review, says the PR is paused.
+    await expect.poll(() => summaryBody(), { timeout: 30_000 }).toContain("**Paused:**");
     expect(requests().length).toBeGreaterThan(pausedCalls);
     expect(
       requests()
@@ -218,6 +240,7 @@ describe("commands from trusted people", () => {
     expect(eyes("issue", resume.id)).toBe(1);
     expect(await push()).toBe("accepted");
     await waitForCompletedCheckRun(fleet, pull.headSha);
+    await expect.poll(() => summaryBody(), { timeout: 30_000 }).not.toContain("**Paused:**");
   }, 300_000);
 
   it("full review: the model is shown every file again, the ones no push touched included", async () => {

@@ -42,6 +42,12 @@ const SummaryTask = z.strictObject({ kind: z.literal("summary"), ...pullRef });
 
 const reviewRef = { reviewJobId: z.string().min(1).max(300), review: ReviewJob };
 
+/**
+ * A push to a PR the `pause` command paused, not reviewed: the review job it would have been
+ * (never enqueued) gets a check run of its own that says so (conclusion `skipped`).
+ */
+const PausedTask = z.strictObject({ kind: z.literal("paused"), ...reviewRef });
+
 /** A worker started the review: the check run goes `in_progress`. */
 const StartedTask = z.strictObject({ kind: z.literal("started"), ...reviewRef });
 
@@ -96,6 +102,7 @@ export const GitHubTask = z.discriminatedUnion("kind", [
   AiRetriedTask,
   CommandTask,
   SummaryTask,
+  PausedTask,
 ]);
 export type GitHubTask = z.infer<typeof GitHubTask>;
 export type ResolveTask = z.infer<typeof ResolveTask>;
@@ -104,3 +111,4 @@ export type AnswerTask = z.infer<typeof AnswerTask>;
 export type AiRetriedTask = z.infer<typeof AiRetriedTask>;
 export type CommandTask = z.infer<typeof CommandTask>;
 export type SummaryTask = z.infer<typeof SummaryTask>;
+export type PausedTask = z.infer<typeof PausedTask>;

@@ -168,6 +168,11 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       return (await publishSummary(pull, summaryDeps(logger), null)) === null ? "skipped" : "done";
     },
 
+    async paused(task) {
+      const rendered = renderCheckRun({ kind: "paused" }, { headSha: task.review.headSha });
+      await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, rendered);
+    },
+
     async failed(task) {
       const rendered = renderCheckRun({ kind: "failed", code: task.code, reason: deps.scrubber.scrub(task.reason) }, { headSha: task.review.headSha });
       await completeCheckRun(await target(task.review, task.reviewJobId), { logger: log(task.review, task.reviewJobId), scrubber: deps.scrubber }, rendered);

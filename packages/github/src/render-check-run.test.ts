@@ -167,3 +167,12 @@ describe("renderCheckRun: a review the repository's settings skipped", () => {
     expect(renderCheckRun({ kind: "completed", report: report({ skipped }) }, { headSha: "f".repeat(40) }).title).toBe(title);
   });
 });
+
+describe("renderCheckRun: a push to a paused PR", () => {
+  it("is `skipped`, titled paused, and names the commands that review it", () => {
+    const rendered = renderCheckRun({ kind: "paused" }, { headSha: "a".repeat(40) });
+    expect([rendered.conclusion, rendered.title, rendered.annotations]).toEqual(["skipped", "Review paused", []]);
+    expect(rendered.summary).toContain(`\`${"a".repeat(40)}\` was not reviewed`);
+    for (const command of ["`pause`", "`resume`", "`review`", "Re-run"]) expect(rendered.summary).toContain(command);
+  });
+});

@@ -19,11 +19,12 @@ export interface RenderedCheckRun {
   readonly annotations: readonly CheckRunAnnotation[];
 }
 
-/** What to render: a finished review, one a newer head superseded, or one that failed for good. */
+/** What to render: a finished review, one a newer head superseded, one that failed for good, or a paused PR's push. */
 export type CheckRunOutcome =
   | { readonly kind: "completed"; readonly report: PublishedReport }
   | { readonly kind: "superseded"; readonly supersededBy: string }
-  | { readonly kind: "failed"; readonly code: ErrorCode; readonly reason: string };
+  | { readonly kind: "failed"; readonly code: ErrorCode; readonly reason: string }
+  | { readonly kind: "paused" };
 
 /** Default cap on annotations per check run: 20 batches of 50. */
 export const DEFAULT_MAX_ANNOTATIONS = 1000;
@@ -70,6 +71,17 @@ export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly hea
       conclusion: outcome.code === "REVIEW_CANCELLED" ? "cancelled" : "failure",
       title: `Review failed: ${sanitiseMarkdown(outcome.code)}`,
       summary: `The review of \`${options.headSha}\` could not be completed (${sanitiseCodeSpan(outcome.code)}): ${sanitiseMarkdown(outcome.reason)}`,
+      annotations: [],
+    };
+  }
+  if (outcome.kind === "paused") {
+    return {
+      conclusion: "skipped",
+      title: "Review paused",
+      summary: [
+        `\`${options.headSha}\` was not reviewed: a maintainer paused the automatic reviews of this pull request (the \`pause\` command).`,
+        "The `resume` command reviews the pushes after it again, the `review` command reviews now, and this check run's Re-run button reviews this commit.",
+      ].join("\n\n"),
       annotations: [],
     };
   }

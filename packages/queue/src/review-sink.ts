@@ -1,4 +1,4 @@
-import type { AiRetriedTask, AnswerTask, CompletedTask, GitHubTask, SummaryTask } from "@reviewbot/contracts/github-task";
+import type { AiRetriedTask, AnswerTask, CompletedTask, GitHubTask, PausedTask, SummaryTask } from "@reviewbot/contracts/github-task";
 
 export type StartedTask = Extract<GitHubTask, { kind: "started" }>;
 export type FailedTask = Extract<GitHubTask, { kind: "failed" }>;
@@ -19,4 +19,6 @@ export interface ReviewSink {
   aiRetried(task: AiRetriedTask): Promise<void>;
   /** The PR's summary comment rendered again from what was stored at its last review; `skipped` when there is none to render. */
   summary(task: SummaryTask): Promise<"done" | "skipped">;
+  /** A push the `pause` command kept from review: its own check run says so, completed. */
+  paused(task: PausedTask): Promise<void>;
 }

@@ -35,7 +35,8 @@ export type TaskOutcome = "done" | "skipped";
  * whose head is no longer the PR's latest is handed over with `supersededBy`, so it is never
  * shown as the PR's current result. An `ai-retried` task updates the review's check run with the
  * retried AI review, unless the PR has a newer head. A `command` is a trusted person's
- * (handleCommand). A `summary` task (the `summary` command) renders the PR's summary comment again from what the api stored at its last review.
+ * (handleCommand). A `paused` task completes the check run of a push the `pause` command kept
+ * from review. A `summary` task (the `summary` command) renders the PR's summary comment again from what the api stored at its last review.
  */
 export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, logger: Logger): Promise<TaskOutcome> {
   switch (task.kind) {
@@ -71,6 +72,9 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       return "done";
     case "command":
       return handleCommand(task, deps, logger);
+    case "paused":
+      await deps.sink.paused(task);
+      return "done";
     case "summary": {
       const outcome = await deps.sink.summary(task);
       if (outcome === "skipped") logger.info("no summary to render again: skipped");

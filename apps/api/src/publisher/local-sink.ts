@@ -43,6 +43,14 @@ export function createLocalSink(dir: string): ReviewSink {
       });
     },
 
+    async paused(task) {
+      await writeAtomically(localSinkPath(dir, task.review), {
+        ...identity(task.review, task.reviewJobId),
+        status: "completed",
+        ...renderCheckRun({ kind: "paused" }, { headSha: task.review.headSha }),
+      });
+    },
+
     summary() {
       // The embedded defaults have no PR conversation: a summary comment exists only on GitHub.
       return Promise.resolve("skipped" as const);

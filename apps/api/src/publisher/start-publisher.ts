@@ -56,7 +56,7 @@ export function startPublisher(options: PublisherOptions): Worker {
   return worker;
 }
 
-const KINDS = new Set(["resolve", "started", "completed", "failed", "command", "summary"]);
+const KINDS = new Set(["resolve", "started", "completed", "failed", "answer", "ai-retried", "command", "summary", "paused"]);
 
 // The kind of an unparsed task is the sender's word: only known kinds become metric labels.
 function labelFor(kind: string): string {

@@ -7,6 +7,7 @@ import { enqueueReview } from "@reviewbot/queue/enqueue-review";
 import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { isPaused } from "@reviewbot/queue/pause-state";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
+import { reviewJobId } from "@reviewbot/queue/review-queue";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
@@ -63,8 +64,11 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
   if (claim === "replayed") return { status: "replayed" };
   if (work.kind === "answer") return answer(queues, work.job);
   if (work.kind === "command") return command(queues, work.task);
-  // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"); commands and re-runs still are.
+  // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"), but their check run
+  // says so; commands and re-runs still review.
   if (work.kind === "review" && work.job.trigger === "pull_request" && (await isPaused(queues.redis, work.job.repositoryId, work.job.pullNumber))) {
+    // The task's id is the job's that was not enqueued: a redelivery makes no second one.
+    await enqueueGitHubTask(queues.github, queues.seal, { kind: "paused", reviewJobId: reviewJobId(work.job), review: work.job });
     return (await recordDelivery(queues.redis, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
   }
   if (work.kind === "dismiss") return dismiss(queues, work.job);
