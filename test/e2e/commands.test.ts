@@ -207,7 +207,7 @@ describe("commands from trusted people", () => {
     await expect.poll(() => eyes("issue", pause.id), { timeout: 30_000 }).toBe(1);
     await expect.poll(() => isPaused(admin, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(true);
     const pausedCalls = requests().length;
-    const pausedPush = await pushDelivered();
+    const pausedPush = pushDelivered();
     expect(await pausedPush.send()).toBe("paused");
     const paused = await waitForCompletedCheckRun(fleet, pull.headSha);
     expect([paused.conclusion, paused.output.title]).toEqual(["skipped", "Review paused"]);
