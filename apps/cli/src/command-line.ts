@@ -4,7 +4,8 @@ import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-f
 import type { CheckoutArgs } from "./checkout-command.js";
 import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
 import type { FleetArgs } from "./fleet-command.js";
-import type { FailLevel, ReviewArgs } from "./review-command.js";
+import type { FailLevel } from "@reviewbot/review/render/fail-level";
+import type { ReviewArgs } from "./review-command.js";
 import type { SubmitArgs } from "./submit-review.js";
 import type { WorkerCredentialArgs } from "./worker-credential-command.js";
 

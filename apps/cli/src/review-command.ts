@@ -4,15 +4,12 @@ import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
-import type { Severity } from "@reviewbot/contracts/severity";
 import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook-runtime";
-import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
-import { renderReport, type ReportFormat } from "./render-report.js";
+import { failsAt, type FailLevel } from "@reviewbot/review/render/fail-level";
+import { renderReport, type ReportFormat } from "@reviewbot/review/render/render-report";
 import type { ReviewProgress } from "@reviewbot/review/pipeline/review-progress";
-
-export type FailLevel = "none" | Severity;
 
 export interface ReviewArgs {
   readonly repo: string;
@@ -24,8 +21,6 @@ export interface ReviewArgs {
   readonly filterMode: FilterMode;
   readonly failLevel: FailLevel;
 }
-
-const RANK: Readonly<Record<Severity, number>> = { notice: 1, warning: 2, error: 3 };
 
 /**
  * `reviewbot review`: the whole pipeline on a repository treated as a remote. `.ai/` comes from the
@@ -64,9 +59,4 @@ export async function reviewCommand(
     },
   );
   return { output: renderReport(report, args.format, deps.colour), exitCode: failsAt(report, args.failLevel) ? 1 : 0 };
-}
-
-function failsAt(report: Report, level: FailLevel): boolean {
-  if (level === "none") return false;
-  return [...report.findings, ...report.ai.findings].some((finding) => RANK[finding.severity] >= RANK[level]);
 }

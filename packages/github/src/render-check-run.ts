@@ -87,12 +87,15 @@ export function renderCheckRun(outcome: CheckRunOutcome, options: { readonly hea
   }
   const { report } = outcome;
   if (report.skipped !== undefined) return renderSkippedReview(report, report.skipped, options.headSha);
-  const annotations = orderFindings([...report.findings, ...aiAnnotated(report)])
-    .slice(0, options.maxAnnotations ?? DEFAULT_MAX_ANNOTATIONS)
-    .map(renderAnnotation);
+  const annotations = renderAnnotations(report).slice(0, options.maxAnnotations ?? DEFAULT_MAX_ANNOTATIONS);
   const { conclusion, incomplete } = decideConclusion(report);
   const { summary, text } = renderReportSummary(report, { annotated: annotations.length });
   return { conclusion, title: titleFor(report, incomplete), summary, ...(text === "" ? {} : { text }), annotations };
+}
+
+/** Every finding of a completed report as an annotation, the helpers' and the AI review's on the head side, most important first. */
+export function renderAnnotations(report: PublishedReport): CheckRunAnnotation[] {
+  return orderFindings([...report.findings, ...aiAnnotated(report)]).map(renderAnnotation);
 }
 
 /** The AI review's findings on the head side, as annotations (a removed line has no place in the head's file). */

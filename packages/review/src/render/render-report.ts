@@ -1,9 +1,9 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
-import type { Finding } from "@reviewbot/review/findings/finding";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import type { Finding } from "../findings/finding.js";
+import type { Report } from "../pipeline/report.js";
 import { renderAiText } from "./render-ai-text.js";
 import { renderPrSummary } from "@reviewbot/github/render-pr-summary";
-import { toPublishedReport } from "@reviewbot/review/pipeline/to-published-report";
+import { toPublishedReport } from "../pipeline/to-published-report.js";
 import { renderSarif } from "./render-sarif.js";
 
 export type ReportFormat = "text" | "json" | "sarif";

@@ -1,6 +1,6 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
 import type { Severity } from "@reviewbot/contracts/severity";
-import { cleanText, sanitiseText } from "@reviewbot/review/findings/sanitise-output";
+import { cleanText, sanitiseText } from "../findings/sanitise-output.js";
 
 type Paint = (code: Severity | "dim", text: string) => string;
 

@@ -1,8 +1,8 @@
 import type { AiReport, PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { aiReportOff } from "@reviewbot/contracts/ai-report";
-import { parseSarif } from "@reviewbot/review/findings/parse-sarif";
-import type { Finding } from "@reviewbot/review/findings/finding";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import { parseSarif } from "../findings/parse-sarif.js";
+import type { Finding } from "../findings/finding.js";
+import type { Report } from "../pipeline/report.js";
 import { describe, expect, it } from "vitest";
 import { pathToSarifUri, renderSarif } from "./render-sarif.js";
 

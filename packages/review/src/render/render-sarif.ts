@@ -1,5 +1,5 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
-import type { Report } from "@reviewbot/review/pipeline/report";
+import type { Report } from "../pipeline/report.js";
 
 const LEVELS = { error: "error", warning: "warning", notice: "note" } as const;
 
