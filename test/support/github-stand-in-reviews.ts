@@ -92,7 +92,7 @@ export function reviewRoutes(state: StandInState): StandInRoute[] {
       pattern: repoPath(`/pulls/(\\d+)/reviews`),
       auth: "token",
       permission: ["pull_requests", "write"],
-      handle: ({ params, body }) => addReview(state, pullKey(params), APP_BOT, body ?? {}),
+      handle: ({ params, body, token }) => addReview(state, pullKey(params), token?.user ?? APP_BOT, body ?? {}),
     },
     {
       method: "GET",

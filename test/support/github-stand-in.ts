@@ -40,6 +40,8 @@ export interface MintedToken {
   /** What the App asked for; absent fields mean "everything the installation has". */
   readonly repositoryIds: readonly number[] | undefined;
   readonly permissions: Readonly<Record<string, string>> | undefined;
+  /** Who it posts as: the App's bot user unless set (a workflow's GITHUB_TOKEN posts as github-actions[bot]). */
+  readonly user?: StandInUser;
 }
 
 export interface Annotation {
