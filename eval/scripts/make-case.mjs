@@ -2,7 +2,7 @@
 // Cuts one suite case out of a public repository's history (see ../suites/small/README.md):
 //   node eval/scripts/make-case.mjs <git-dir> <commit> <invert|forward> <case-dir> <path>...
 // invert: a bug-fix commit turned into the PR that introduces the bug (base = the fixed tree,
-// head = its parent); forward: the commit as it was (a clean case). Writes base/<path> for every
+// head = its parent); forward: the commit as it was (a clean case, or a regression a later commit fixed). Writes base/<path> for every
 // path named (byte for byte, from the base commit) and pr.patch limited to those paths; prints the
 // PR's hunks with head line numbers so the known findings can be written by hand into case.json.
 import { execFileSync } from "node:child_process";
@@ -20,6 +20,8 @@ const parent = git("rev-parse", `${fixed}^`).toString().trim();
 const [base, head] = mode === "invert" ? [fixed, parent] : [parent, fixed];
 
 for (const path of paths) {
+  // A file the PR adds is not in the base: the patch creates it.
+  if (git("ls-tree", "--name-only", base, "--", path).length === 0) continue;
   const target = join(caseDir, "base", path);
   mkdirSync(dirname(target), { recursive: true });
   writeFileSync(target, git("show", `${base}:${path}`));

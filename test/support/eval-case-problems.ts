@@ -71,7 +71,9 @@ function hunksOf(patch: string): Hunk[] {
   let left = "";
   let right = "";
   for (const line of patch.split("\n")) {
-    if (line.startsWith("--- a/")) left = line.slice(6);
+    // A file the PR adds has no LEFT path (`--- /dev/null`), one it deletes no RIGHT path.
+    if (line.startsWith("diff --git ")) [left, right] = ["", ""];
+    else if (line.startsWith("--- a/")) left = line.slice(6);
     else if (line.startsWith("+++ b/")) right = line.slice(6);
     const match = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
     if (match === null) continue;
