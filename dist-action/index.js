@@ -88978,11 +88978,11 @@ var ActionInputs = external_exports.object({
   "sarif-file": external_exports.string().min(1).optional(),
   sandbox: external_exports.enum(SANDBOX_MODES).default("require"),
   engine: external_exports.enum(ENGINE_CHOICES).default("auto"),
-  "image-cache": external_exports.string().min(1).optional(),
   "pull-request": external_exports.coerce.number().int().positive().optional()
 }).strict();
 var LlmInputs = external_exports.object(LLM_ENV_FIELDS).superRefine(refineLlmEnv);
 var INPUT_NAMES = Object.keys(ActionInputs.shape);
+var ACTION_INPUTS = [...INPUT_NAMES, ...Object.keys(LLM_INPUTS)];
 var INPUT_OF = Object.fromEntries(Object.entries(LLM_INPUTS).map(([input2, variable]) => [variable, input2]));
 function loadActionSettings(env) {
   const given = (names) => Object.fromEntries(
@@ -89005,7 +89005,6 @@ function loadActionSettings(env) {
     ...inputs["sarif-file"] === void 0 ? {} : { sarifFile: inputs["sarif-file"] },
     sandbox: inputs.sandbox,
     engine: inputs.engine,
-    ...inputs["image-cache"] === void 0 ? {} : { imageCache: inputs["image-cache"] },
     ...inputs["pull-request"] === void 0 ? {} : { pullRequest: inputs["pull-request"] },
     llm: toLlmSettings(llm.data)
   });

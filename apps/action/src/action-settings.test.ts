@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { isAppError } from "@reviewbot/core/errors";
-import { loadActionSettings } from "./action-settings.js";
+import { ACTION_INPUTS, loadActionSettings } from "./action-settings.js";
 
 const KEY = "sk-settings-canary-0123456789";
 const env = (inputs: Record<string, string>): NodeJS.ProcessEnv =>
@@ -64,5 +65,19 @@ describe("loadActionSettings", () => {
 
   it("refuses a run without a token", () => {
     expect(() => loadActionSettings({})).toThrow(/input `github-token`/);
+  });
+});
+
+describe("action.yml", () => {
+  it("declares exactly the inputs the action reads", async () => {
+    const yaml = await readFile(new URL("../../../action.yml", import.meta.url), "utf8");
+    const inputs = yaml.slice(yaml.indexOf("\ninputs:\n"), yaml.indexOf("\noutputs:\n"));
+    const declared = [...inputs.matchAll(/^ {2}([a-z-]+):$/gm)].map((match) => match[1]);
+    expect([...declared].sort()).toEqual([...ACTION_INPUTS].sort());
+  });
+
+  it("runs the committed bundle on node20", async () => {
+    const yaml = await readFile(new URL("../../../action.yml", import.meta.url), "utf8");
+    expect(yaml).toMatch(/^runs:\n {2}using: node20\n {2}main: dist-action\/index\.js\n/m);
   });
 });

@@ -38,7 +38,6 @@ const ActionInputs = z
     "sarif-file": z.string().min(1).optional(),
     sandbox: z.enum(SANDBOX_MODES).default("require"),
     engine: z.enum(ENGINE_CHOICES).default("auto"),
-    "image-cache": z.string().min(1).optional(),
     "pull-request": z.coerce.number().int().positive().optional(),
   })
   .strict();
@@ -54,13 +53,14 @@ export interface ActionSettings {
   readonly sarifFile?: string;
   readonly sandbox: SandboxMode;
   readonly engine: EngineChoiceSetting;
-  readonly imageCache?: string;
   /** The PR a `workflow_dispatch` run reviews. */
   readonly pullRequest?: number;
   readonly llm: LlmSettings;
 }
 
 const INPUT_NAMES = Object.keys(ActionInputs.shape);
+/** Every input the action reads: `action.yml` declares exactly these. */
+export const ACTION_INPUTS: readonly string[] = [...INPUT_NAMES, ...Object.keys(LLM_INPUTS)];
 const INPUT_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(LLM_INPUTS).map(([input, variable]) => [variable, input]));
 
 /**
@@ -91,7 +91,6 @@ export function loadActionSettings(env: NodeJS.ProcessEnv): ActionSettings {
     ...(inputs["sarif-file"] === undefined ? {} : { sarifFile: inputs["sarif-file"] }),
     sandbox: inputs.sandbox,
     engine: inputs.engine,
-    ...(inputs["image-cache"] === undefined ? {} : { imageCache: inputs["image-cache"] }),
     ...(inputs["pull-request"] === undefined ? {} : { pullRequest: inputs["pull-request"] }),
     llm: toLlmSettings(llm.data),
   });
