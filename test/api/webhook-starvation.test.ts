@@ -1,3 +1,4 @@
+// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { connect } from "node:net";

@@ -1,3 +1,4 @@
+// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomUUID } from "node:crypto";

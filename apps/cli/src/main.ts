@@ -5,12 +5,12 @@ import { AppError, isAppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { toLlmSettings } from "@reviewbot/llm/llm-settings";
+import { inProcessAiReviewer } from "@reviewbot/review/ai/in-process-ai-reviewer";
 import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
 import { loadOperatorPolicy } from "@reviewbot/runtime/load-operator-policy";
 import { openCloneCache } from "@reviewbot/runtime/open-clone-cache";
 import { sandboxSetup } from "@reviewbot/runtime/sandbox-setup";
 import { checkoutCommand } from "./checkout-command.js";
-import { cliAiReviewer } from "./cli-ai-reviewer.js";
 import { loadCliConfig, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
@@ -77,7 +77,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const runtime = await createReviewRuntime(withEngine(config, command.engine), logger, { scrubber, allowedProtocols: CLI_PROTOCOLS });
   stopSandboxesOnSignal(runtime, logger);
   const { cache, engine, operator, installHooks } = runtime;
-  const ai = cliAiReviewer(llm, { scrubber, logger, deadline: started + config.REVIEWBOT_REVIEW_DEADLINE_MS });
+  const ai = inProcessAiReviewer(llm, { scrubber, logger, deadline: started + config.REVIEWBOT_REVIEW_DEADLINE_MS });
   let exitCode: number;
   let closed: boolean;
   try {

@@ -10,7 +10,8 @@ export const STEP_SUMMARY_MAX_BYTES = 1_000_000;
 const LEVEL = { failure: "error", warning: "warning", notice: "notice" } as const;
 
 /**
- * The step summary as Markdown: where the results went, the fleet's PR summary of the report, and
+ * The step summary as Markdown: where the results went, the review's errors (helpers refused, say),
+ * the fleet's PR summary of the report, and
  * every annotation the runner does not show (past {@link ANNOTATIONS_SHOWN_PER_TYPE} of a type),
  * escaped like the summary's own findings, listed while they fit; the SARIF file holds all.
  */
@@ -21,7 +22,13 @@ export function renderStepSummary(input: {
   readonly overflow: readonly CheckRunAnnotation[];
   readonly sarifFile: string;
 }): string {
-  const head = [...input.destinations.map((line) => `- ${line}`), "", renderPrSummary(summaryInput(input.report, input.headSha))];
+  const errors = input.report.errors.map((error) => `- ${sanitiseMarkdown(error)}`);
+  const head = [
+    ...input.destinations.map((line) => `- ${line}`),
+    ...(errors.length === 0 ? [] : ["", "### Errors", "", ...errors]),
+    "",
+    renderPrSummary(summaryInput(input.report, input.headSha)),
+  ];
   if (input.overflow.length === 0) return `${head.join("\n")}\n`;
   const lines = [
     ...head,

@@ -1,9 +1,8 @@
 import type { Severity } from "@reviewbot/contracts/severity";
 
 /** How severe a finding must be to fail the run: `none` never fails it. */
-export type FailLevel = "none" | Severity;
-
-export const FAIL_LEVELS: readonly FailLevel[] = ["none", "notice", "warning", "error"];
+export const FAIL_LEVELS = ["none", "notice", "warning", "error"] as const satisfies readonly ("none" | Severity)[];
+export type FailLevel = (typeof FAIL_LEVELS)[number];
 
 const RANK: Readonly<Record<Severity, number>> = { notice: 1, warning: 2, error: 3 };
 

@@ -6,7 +6,8 @@ import { renderPrSummary } from "@reviewbot/github/render-pr-summary";
 import { toPublishedReport } from "../pipeline/to-published-report.js";
 import { renderSarif } from "./render-sarif.js";
 
-export type ReportFormat = "text" | "json" | "sarif";
+export const REPORT_FORMATS = ["text", "json", "sarif"] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const COLOURS = { error: "\u001b[31m", warning: "\u001b[33m", notice: "\u001b[36m", dim: "\u001b[2m", reset: "\u001b[0m" } as const;
 
