@@ -2,7 +2,9 @@ import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { startApp, type AppProcess } from "../support/app-process.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { exportedNames, queriedNames } from "../support/metric-names.js";
@@ -133,5 +135,21 @@ describe("alerts and the dashboard against the real api, a real worker and a rea
     await expect
       .poll(async () => (await alertsNamed("ReviewbotWebhookRefusalsRising")).map((alert) => [alert.state, alert.labels.reason]), { timeout: 20_000, interval: 500 })
       .toEqual([["firing", "WEBHOOK_SIGNATURE_INVALID"]]);
+    // The dashboard's webhook latency saw each answer once, by status class.
+    const text = await scrape(apiPort);
+    expect(text).toContain('reviewbot_webhook_duration_seconds_count{status="2xx"} 5');
+    expect(text).toContain('reviewbot_webhook_duration_seconds_count{status="4xx"} 45');
+  });
+
+  it("counts a review's age per installation only for jobs the api sealed: a forged queue entry adds no label", async () => {
+    // A worker can write to the review queue (its ACL user must, to move jobs): here, straight to Redis.
+    const queue = new Queue(REVIEW_QUEUE, { connection: { host: "127.0.0.1", port: redis.port } });
+    await queue.add("review", { installationId: 666, repository: "evil/repo", pullNumber: 1, mac: "0".repeat(64), sealedAt: Date.now() - 3_600_000 }, { jobId: "forged-1" });
+    await queue.close();
+    const text = await scrape(apiPort);
+    // The deliveries of the test above, sealed by the api, waiting (no worker reads this Redis).
+    expect(text).toMatch(/reviewbot_review_oldest_waiting_seconds\{installation="7"\} \d/);
+    expect(text).not.toContain('installation="666"');
+    expect(text).toMatch(/reviewbot_queue_jobs\{queue="reviews",state="waiting"\} 1\n/);
   });
 });
