@@ -42,9 +42,14 @@ let workerPort: number;
 let prometheus: PrometheusServer;
 let dir: string;
 
+/** What beforeAll started, stopped in reverse by afterAll (whatever step failed). */
+const cleanups: (() => Promise<unknown>)[] = [];
+
 beforeAll(async () => {
   dir = await reachableTempDir("prometheus-fleet");
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
   redis = await startLocalRedis();
+  cleanups.push(() => redis.stop());
   api = startApp("api", "api", {
     REDIS_URL: redis.url,
     REVIEWBOT_PORT: "0",
@@ -52,8 +57,10 @@ beforeAll(async () => {
     REVIEWBOT_SINK: "local",
     REVIEWBOT_LOCAL_SINK_DIR: join(dir, "sink"),
   });
+  cleanups.push(() => api.stop());
   apiPort = (JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number }).port;
   stand = await openWorkerStand("prometheus-fleet");
+  cleanups.push(() => stand.close());
   workerPort = (await stand.start()).port;
   // The real rules, each `for:` cut to nothing so that the test takes seconds, not minutes.
   const rules = (await readFile(join(ROOT, "infra", "prometheus", "alerts.yml"), "utf8")).replace(/^(\s+)for: \S+$/gm, "$1for: 0s");
@@ -62,14 +69,11 @@ beforeAll(async () => {
     rules,
     jobs: { "reviewbot-api": [`127.0.0.1:${apiPort}`], "reviewbot-worker": [`127.0.0.1:${workerPort}`] },
   });
+  cleanups.push(() => prometheus.stop());
 }, 180_000);
 
 afterAll(async () => {
-  await prometheus?.stop();
-  await stand?.close();
-  await api?.stop();
-  await redis?.stop();
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
 async function scrape(port: number): Promise<string> {
@@ -101,7 +105,12 @@ describe("alerts and the dashboard against the real api, a real worker and a rea
     const dashboard = JSON.parse(await readFile(join(ROOT, "infra", "grafana", "reviewbot.json"), "utf8")) as Dashboard;
     const panelExprs = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
     expect(panelExprs.length).toBeGreaterThanOrEqual(12);
-    expect(unknownNames(rules.map((rule) => rule.query), exported)).toEqual([]);
+    expect(
+      unknownNames(
+        rules.map((rule) => rule.query),
+        exported,
+      ),
+    ).toEqual([]);
     expect(unknownNames(panelExprs, exported)).toEqual([]);
     // Negative control: the same check names a metric no app exports, in a rule's shape.
     expect(unknownNames(['sum by (le, installation) (rate(reviewbot_no_such_metric_total{kind="x"}[5m])) / on (instance) up'], exported)).toEqual([
@@ -110,7 +119,9 @@ describe("alerts and the dashboard against the real api, a real worker and a rea
   });
 
   it("scrapes both apps: the worker's engine and Redis are ready, and a healthy fleet raises no alert", async () => {
-    await expect.poll(async () => (await prometheus.api<{ result: unknown[] }>('query?query=up{job=~"reviewbot-.*"}==1')).result.length, { timeout: 15_000 }).toBe(2);
+    await expect
+      .poll(async () => (await prometheus.api<{ result: unknown[] }>('query?query=up{job=~"reviewbot-.*"}==1')).result.length, { timeout: 15_000 })
+      .toBe(2);
     const ready = await prometheus.api<{ result: { value: [number, string] }[] }>("query?query=reviewbot_sandbox_engine_ready");
     expect(ready.result.map((sample) => sample.value[1])).toEqual(["1"]);
     await sleep(3000);
@@ -129,11 +140,19 @@ describe("alerts and the dashboard against the real api, a real worker and a rea
     // first appears already holding the whole burst has no increase for rate() to see.
     for (let n = 0; n < 45; n++) {
       await sleep(100);
-      const forged = await sendWebhook(hook, { event: "pull_request", deliveryId: deliveryId(), body: pullRequestPayload({ number: 99 }), secret: "not-the-secret" });
+      const forged = await sendWebhook(hook, {
+        event: "pull_request",
+        deliveryId: deliveryId(),
+        body: pullRequestPayload({ number: 99 }),
+        secret: "not-the-secret",
+      });
       expect(forged.status).toBe(401);
     }
     await expect
-      .poll(async () => (await alertsNamed("ReviewbotWebhookRefusalsRising")).map((alert) => [alert.state, alert.labels.reason]), { timeout: 20_000, interval: 500 })
+      .poll(async () => (await alertsNamed("ReviewbotWebhookRefusalsRising")).map((alert) => [alert.state, alert.labels.reason]), {
+        timeout: 20_000,
+        interval: 500,
+      })
       .toEqual([["firing", "WEBHOOK_SIGNATURE_INVALID"]]);
     // The dashboard's webhook latency saw each answer once, by status class.
     const text = await scrape(apiPort);
@@ -144,7 +163,11 @@ describe("alerts and the dashboard against the real api, a real worker and a rea
   it("counts a review's age per installation only for jobs the api sealed: a forged queue entry adds no label", async () => {
     // A worker can write to the review queue (its ACL user must, to move jobs): here, straight to Redis.
     const queue = new Queue(REVIEW_QUEUE, { connection: { host: "127.0.0.1", port: redis.port } });
-    await queue.add("review", { installationId: 666, repository: "evil/repo", pullNumber: 1, mac: "0".repeat(64), sealedAt: Date.now() - 3_600_000 }, { jobId: "forged-1" });
+    await queue.add(
+      "review",
+      { installationId: 666, repository: "evil/repo", pullNumber: 1, mac: "0".repeat(64), sealedAt: Date.now() - 3_600_000 },
+      { jobId: "forged-1" },
+    );
     await queue.close();
     const text = await scrape(apiPort);
     // The deliveries of the test above, sealed by the api, waiting (no worker reads this Redis).

@@ -21,9 +21,12 @@ export function registerInstallationQueueAge(registry: Registry, reviews: Queue,
     registers: [registry],
     async collect() {
       this.reset();
-      const jobs = await withDeadline(reviews.getJobs(["wait", "prioritized"], 0, SAMPLE - 1, true), SCRAPE_DEADLINE_MS, "QUEUE_UNAVAILABLE", "oldest review").catch(
-        () => [],
-      );
+      const jobs = await withDeadline(
+        reviews.getJobs(["wait", "prioritized"], 0, SAMPLE - 1, true),
+        SCRAPE_DEADLINE_MS,
+        "QUEUE_UNAVAILABLE",
+        "oldest review",
+      ).catch(() => []);
       const oldest = new Map<number, number>();
       for (const entry of jobs) {
         const installationId = sealedInstallation(seal, entry.id, entry.data);

@@ -4,13 +4,19 @@ import { registerReadinessMetrics } from "./readiness-metrics.js";
 
 async function scrape(redis: () => Promise<boolean>, healthy: () => Promise<boolean>): Promise<string> {
   const registry = new Registry();
-  registerReadinessMetrics(registry, { redisReady: redis, sandbox: async () => ((await healthy()) ? { healthy: true } : { healthy: false, reason: "probe failed" }) });
+  registerReadinessMetrics(registry, {
+    redisReady: redis,
+    sandbox: async () => ((await healthy()) ? { healthy: true } : { healthy: false, reason: "probe failed" }),
+  });
   return registry.metrics();
 }
 
 describe("readiness gauges", () => {
   it("read 1 for each check that passes, on every scrape", async () => {
-    const text = await scrape(async () => true, async () => true);
+    const text = await scrape(
+      () => Promise.resolve(true),
+      () => Promise.resolve(true),
+    );
     expect(text).toContain("reviewbot_redis_up 1");
     expect(text).toContain("reviewbot_sandbox_engine_ready 1");
   });
@@ -18,7 +24,7 @@ describe("readiness gauges", () => {
   it("read 0 for a check that fails or throws (an unreachable Redis rejects its PING)", async () => {
     const text = await scrape(
       () => Promise.reject(new Error("connection refused")),
-      async () => false,
+      () => Promise.resolve(false),
     );
     expect(text).toContain("reviewbot_redis_up 0");
     expect(text).toContain("reviewbot_sandbox_engine_ready 0");

@@ -17,6 +17,10 @@ export function registerReadinessMetrics(registry: Registry, checks: HealthCheck
       },
     });
   };
-  gauge("reviewbot_redis_up", "1 when Redis answers this worker's PING, else 0; read on scrape.", checks.redisReady);
-  gauge("reviewbot_sandbox_engine_ready", "1 when this worker's sandbox engine is prepared and healthy, else 0; read on scrape.", async () => (await checks.sandbox()).healthy);
+  gauge("reviewbot_redis_up", "1 when Redis answers this worker's PING, else 0; read on scrape.", () => checks.redisReady());
+  gauge(
+    "reviewbot_sandbox_engine_ready",
+    "1 when this worker's sandbox engine is prepared and healthy, else 0; read on scrape.",
+    async () => (await checks.sandbox()).healthy,
+  );
 }
