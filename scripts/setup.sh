@@ -13,8 +13,9 @@ log() { printf '\033[1msetup:\033[0m %s\n' "$*" >&2; }
 # test/security/rootless.test.ts); debootstrap for the helper images' base; chromium for the
 # dashboard's browser tests (driven by playwright-core, which downloads no browser of its own);
 # docker-compose (v1, no engine needed) and systemd's analyzer to validate docker-compose.yml and
-# the units in infra/.
-DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap docker.io rootlesskit debootstrap chromium docker-compose systemd)
+# the units in infra/; prometheus for promtool (the alert rules' unit tests) and the real Prometheus
+# the alerting test scrapes the fleet with (test/infra/prometheus-*.test.ts).
+DEBIAN_PACKAGES=(ca-certificates git redis-server podman runc uidmap slirp4netns fuse-overlayfs bubblewrap docker.io rootlesskit debootstrap chromium docker-compose systemd prometheus)
 
 missing=()
 for package in "${DEBIAN_PACKAGES[@]}"; do

@@ -12,6 +12,7 @@ import { TokenVault, type TokenRevoker } from "@reviewbot/api/broker/token-vault
 import { WorkerRegistry } from "@reviewbot/api/broker/worker-registry";
 import { createApiApp, type ApiDeps } from "@reviewbot/api/routes/create-api-app";
 import { createApiMetrics, type ApiMetrics } from "@reviewbot/api/api-metrics";
+import { createModelUsageMetrics, type ModelUsageMetrics } from "@reviewbot/api/model-usage-metrics";
 import { createLogger } from "@reviewbot/core/logger";
 import { createGitHubApp } from "@reviewbot/github/create-github-app";
 import { mintRepositoryToken } from "@reviewbot/github/mint-repository-token";
@@ -178,7 +179,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
             slots,
             maxReportBytes: 16 * 1024 * 1024,
             aiRetry: { attempts: 2, delayMs: 1000 },
-            model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber),
+            model: options.model === undefined ? null : modelBroker(options.model, redis, scrubber, createModelUsageMetrics(metrics.registry)),
             describe: null,
             thread: null,
           },
@@ -216,7 +217,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
 }
 
 /** The broker wired as main wires it: the real model client and budget, the key registered with the scrubber first. */
-function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrubber): BrokerDeps {
+function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrubber, usage: ModelUsageMetrics): BrokerDeps {
   scrubber.register(settings.apiKey);
   const timeoutMs = 30_000;
   const client = createModelClient({
@@ -234,7 +235,8 @@ function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrub
     models: settings.models,
     maxTokens: settings.maxTokens,
     budget: new ModelBudget(redis, { ...settings.budgets, callTtlMs: longestCallMs(timeoutMs) }),
-    price: (usage, name) => priceOf(usage, name, prices),
+    usage,
+    price: (used, name) => priceOf(used, name, prices),
     fetcher: settings.fetcher ?? null,
     offer: { model, maxOutputTokens: settings.maxTokens, contextTokens: 128_000, jobTokens: settings.budgets.jobTokens },
   };

@@ -472,6 +472,13 @@ describe("budgets", () => {
     }
     standIn.script([reply.text("other", { usage: { input: 10, output: 5 } })]);
     expect((await callModel(openai, await startJob(openai, { installationId: 503 }))).body.budget).toEqual({ usedTokens: 15, maxTokens: JOB_TOKENS });
+    // What Prometheus sees per installation (the alerts' ReviewbotModelBudgetExhausted, the dashboard's tokens).
+    const metrics = await openai.api.metrics.registry.metrics();
+    expect(metrics).toContain('reviewbot_model_tokens_total{installation="502",kind="input"} 1400');
+    expect(metrics).toContain('reviewbot_model_tokens_total{installation="502",kind="output"} 149');
+    expect(metrics).toContain('reviewbot_model_tokens_total{installation="503",kind="output"} 5');
+    expect(metrics).toContain('reviewbot_model_budget_refusals_total{installation="502"} 3');
+    expect(metrics).not.toContain('reviewbot_model_budget_refusals_total{installation="503"}');
   });
 });
 

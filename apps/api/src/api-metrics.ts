@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { collectDefaultMetrics, Counter, Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { withDeadline } from "./http-kit/with-deadline.js";
 
 /** The API's Prometheus metrics, on a registry of its own (never prom-client's global one). */
@@ -7,6 +7,8 @@ export interface ApiMetrics {
   readonly registry: Registry;
   /** `outcome`: accepted | duplicate | dismissed | ignored | rejected | ping; `reason` says why (or ""). */
   readonly webhooks: Counter<"event" | "outcome" | "reason">;
+  /** Webhook answer time by status class (webhooks/webhook-latency.ts). */
+  readonly webhookSeconds: Histogram<"status">;
   readonly publisherTasks: Counter<"kind" | "outcome">;
   readonly githubRequests: Counter<"route" | "status">;
   readonly rateLimitWaits: Counter<"kind">;
@@ -68,6 +70,13 @@ export function createApiMetrics(queues: readonly Queue[]): ApiMetrics {
       name: "reviewbot_webhook_deliveries_total",
       help: "Webhook deliveries by event and outcome; rejected and ignored ones carry the reason.",
       labelNames: ["event", "outcome", "reason"],
+      registers: [registry],
+    }),
+    webhookSeconds: new Histogram({
+      name: "reviewbot_webhook_duration_seconds",
+      help: "Time to answer a webhook delivery, by status class (2xx, 4xx, 5xx, or closed before an answer).",
+      labelNames: ["status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     publisherTasks: new Counter({

@@ -9,6 +9,8 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { loadApiConfig, type ApiConfig } from "./api-config.js";
 import { createApiMetrics } from "./api-metrics.js";
+import { registerInstallationQueueAge } from "./installation-queue-age.js";
+import { createModelUsageMetrics } from "./model-usage-metrics.js";
 import { buildBroker } from "./start/build-broker.js";
 import { buildHttpApp } from "./start/build-http-app.js";
 import { buildPublisher } from "./start/build-publisher.js";
@@ -27,6 +29,7 @@ async function main(): Promise<void> {
   const redis = openRedis(config, logger);
   const queues = openQueues(redis.api);
   const metrics = createApiMetrics([queues.reviews, queues.github]);
+  registerInstallationQueueAge(metrics.registry, queues.reviews, seal);
   const { app, sink } = await openSink(config, { redis: redis.api, scrubber, logger, metrics });
   const appId = config.sink.kind === "github" ? config.sink.appId : null;
   const publisher = buildPublisher({
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   });
   const broker = buildBroker(config, { app, redis: redis.api, reviews: queues.reviews, scrubber, logger });
   warnAboutDisabledParts(config, logger);
-  const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber });
+  const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber, usage: createModelUsageMetrics(metrics.registry) });
   const appSlug = app === null || appId === null ? null : appSlugOf(app, appId);
   const api = buildHttpApp(config, { queues, seal, redis: redis.api, metrics, logger, scrubber, workers, appSlug });
   const server = await listen(api, config);

@@ -11,7 +11,8 @@ import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
 import { createGitHubSource } from "./github-source.js";
-import { createHealthServer } from "./health-server.js";
+import { createHealthServer, type HealthChecks } from "./health-server.js";
+import { registerReadinessMetrics } from "./readiness-metrics.js";
 import { createJobClient } from "./job-client.js";
 import { createLocalSource } from "./local-source.js";
 import { processReviewJob } from "./process-review-job.js";
@@ -35,13 +36,12 @@ async function main(): Promise<void> {
   const metrics = createWorkerMetrics();
   let sandboxHealth: ReviewRuntime["health"] | null = null;
   const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
-  const health = createHealthServer(
-    {
-      redisReady: () => commands.ping().then(() => true),
-      sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }),
-    },
-    metrics.registry,
-  );
+  const checks: HealthChecks = {
+    redisReady: () => commands.ping().then(() => true),
+    sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }),
+  };
+  registerReadinessMetrics(metrics.registry, checks);
+  const health = createHealthServer(checks, metrics.registry);
   health.listen(config.REVIEWBOT_WORKER_PORT, config.REVIEWBOT_WORKER_HOST);
   await once(health, "listening");
   logger.info({ port: (health.address() as AddressInfo).port }, "health server listening");

@@ -6,6 +6,7 @@ import type { LlmSettings } from "@reviewbot/llm/llm-settings";
 import { createModelClient, longestCallMs } from "@reviewbot/llm/model-client";
 import type { AiOffer } from "@reviewbot/contracts/worker-protocol";
 import type { UrlFetcher } from "./fetch-handler.js";
+import type { ModelUsageMetrics } from "../model-usage-metrics.js";
 import { ModelBudget } from "./model-budget.js";
 import type { ModelBrokerSettings } from "./model-handler.js";
 
@@ -22,6 +23,7 @@ export interface ModelBrokerDeps {
   readonly scrubber: SecretScrubber;
   /** Model calls one installation may have in flight at once (REVIEWBOT_LLM_INSTALLATION_CONCURRENCY). */
   readonly installationCalls: number;
+  readonly usage: ModelUsageMetrics;
 }
 
 /**
@@ -48,6 +50,7 @@ export function createModelBroker(llm: LlmSettings, deps: ModelBrokerDeps): Mode
     models: llm.models,
     maxTokens: llm.maxTokens,
     budget,
+    usage: deps.usage,
     price: (usage, model) => priceOf(usage, model, llm.prices),
     fetcher: hosts.length === 0 ? null : (url, signal) => fetchAllowlisted(url, { hosts, signal }),
     offer: { model: llm.model, maxOutputTokens: llm.maxTokens, contextTokens: llm.contextTokens, jobTokens: llm.jobTokens },

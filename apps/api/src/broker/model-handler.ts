@@ -6,6 +6,7 @@ import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 import { witnessModelCall } from "./job-witness.js";
 import { chargeOf, type ModelBudget } from "./model-budget.js";
 import { recordModelDown } from "./model-outage.js";
+import type { ModelUsageMetrics } from "../model-usage-metrics.js";
 
 /** The largest model request a worker may send: a long conversation of capped tool results. */
 export const MAX_MODEL_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -18,6 +19,8 @@ export interface ModelBrokerSettings {
   /** The output cap per call, whatever the worker asks. */
   readonly maxTokens: number;
   readonly budget: ModelBudget;
+  /** Settled tokens and spend, and budget refusals, per installation (Prometheus). */
+  readonly usage: ModelUsageMetrics;
   /** The spend of one answer, in microdollars, from the operator's price table. */
   readonly price: (usage: TokenUsage, model: string) => number;
 }
@@ -51,7 +54,10 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     const left = await budget.outputTokensLeft(body.jobId, job.installationId);
     const clamped: ChatRequest = { ...body.request, maxTokens: Math.max(1, Math.min(body.request.maxTokens, settings.maxTokens, left)) };
     const worst = worstCase(clamped);
-    const reservation = await budget.reserve(body.jobId, job.installationId, chargeOf(worst, settings.price(worst, clamped.model)));
+    const reservation = await budget.reserve(body.jobId, job.installationId, chargeOf(worst, settings.price(worst, clamped.model))).catch((err: unknown) => {
+      if (isAppError(err) && err.code === "LLM_BUDGET_EXCEEDED") settings.usage.refused(job.installationId);
+      throw err;
+    });
     const started = performance.now();
     // Never past the reservation's in-flight mark: once it expires another call may be admitted.
     const bounded = AbortSignal.any([signal, AbortSignal.timeout(budget.callTtlMs)]);
@@ -63,6 +69,7 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     });
     const spent = settings.price(answer.usage, clamped.model);
     const used = await budget.settle(reservation, chargeOf(answer.usage, spent));
+    settings.usage.charged(job.installationId, answer.usage, spent);
     // What the model was shown and what it submitted: the api's own account of the job's review.
     await witnessModelCall(deps.redis, body.jobId, body.request, answer);
     deps.logger.info(

@@ -30,6 +30,7 @@ import { reportHandler } from "../broker/report-handler.js";
 import type { TokenVault } from "../broker/token-vault.js";
 import type { WorkerRegistry } from "../broker/worker-registry.js";
 import { webhookHandler } from "../webhooks/webhook-handler.js";
+import { timeWebhook } from "../webhooks/webhook-latency.js";
 
 /** Probot's path, so an App configured for Probot needs no change. */
 export const WEBHOOK_PATH = "/api/github/webhooks";
@@ -98,6 +99,7 @@ export function createApiApp(deps: ApiDeps): Express {
   const { bodyDeadlineMs, minBytesPerSecond, ...webhook } = deps.webhook;
   app.post(
     WEBHOOK_PATH,
+    timeWebhook(deps.metrics.webhookSeconds),
     webhookHandler({
       ...webhook,
       maxConcurrentReads: webhook.maxConcurrentReads ?? DEFAULT_WEBHOOK_CONCURRENT_READS,

@@ -9,6 +9,7 @@ import { toLlmSettings } from "@reviewbot/llm/llm-settings";
 import type { ApiConfig } from "../api-config.js";
 import type { TokenMinter } from "../broker/claim-handler.js";
 import { createModelBroker } from "../broker/model-broker.js";
+import type { ModelUsageMetrics } from "../model-usage-metrics.js";
 import type { ApiDeps } from "../routes/create-api-app.js";
 import type { Broker } from "./build-broker.js";
 
@@ -17,6 +18,7 @@ export interface WorkerRoutesDeps {
   readonly app: GitHubApp | null;
   readonly redis: Redis;
   readonly scrubber: SecretScrubber;
+  readonly usage: ModelUsageMetrics;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface WorkerRoutesDeps {
  * the routes answer 404, and no model client is made.
  */
 export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: WorkerRoutesDeps): ApiDeps["workers"] {
-  const { app, redis, scrubber } = deps;
+  const { app, redis, scrubber, usage } = deps;
   const { registry, vault, slots } = broker;
   if (registry === null) return null;
   const mint: TokenMinter | null = app === null ? null : (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
@@ -35,7 +37,7 @@ export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: Worke
     slots,
     maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
     aiRetry: { attempts: config.REVIEWBOT_AI_RETRY_ATTEMPTS, delayMs: config.REVIEWBOT_AI_RETRY_DELAY_MS },
-    model: createModelBroker(toLlmSettings(config), { redis, scrubber, installationCalls: config.REVIEWBOT_LLM_INSTALLATION_CONCURRENCY }),
+    model: createModelBroker(toLlmSettings(config), { redis, scrubber, usage, installationCalls: config.REVIEWBOT_LLM_INSTALLATION_CONCURRENCY }),
     describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
     // Which comments of the thread are ours: the api's record of what it posted on the PR.
     thread:
