@@ -94,7 +94,8 @@ function writeAclFile(roles: Record<RedisRole, RedisRoleLogin>): string {
   return file;
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   const address = probe.address();
