@@ -30,7 +30,8 @@ async function deliver(id: string, number: number): Promise<{ status: number; bo
 }
 
 async function jobsOf(number: number): Promise<number> {
-  return (await api.reviews.getJobs(["waiting", "delayed", "prioritized", "active"])).filter((job) => job?.id?.startsWith(`review.300.${String(number)}.`)).length;
+  return (await api.reviews.getJobs(["waiting", "delayed", "prioritized", "active"])).filter((job) => job.id?.startsWith(`review.300.${String(number)}.`))
+    .length;
 }
 
 describe("answering a delivery after its writes reach a replica (WAIT)", () => {
@@ -85,7 +86,11 @@ describe("the api's ACL user", () => {
       expect(await redis.wait(0, 10)).toBe(0);
       expect(await redis.info("replication")).toContain("connected_slaves:0");
       // Negative control: the worker's user may not (its ACL names neither).
-      const worker = createRedisConnection(server.roles?.worker.url ?? "", { name: "acl-probe-worker", blocking: false, password: server.roles?.worker.password });
+      const worker = createRedisConnection(server.roles?.worker.url ?? "", {
+        name: "acl-probe-worker",
+        blocking: false,
+        password: server.roles?.worker.password,
+      });
       await expect(worker.wait(0, 10)).rejects.toThrow(/NOPERM/);
       worker.disconnect();
     } finally {

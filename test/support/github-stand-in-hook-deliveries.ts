@@ -47,16 +47,15 @@ function storeOf(state: StandInState): Store {
   const send = async (event: string, body: unknown, guid: string, redelivery: boolean): Promise<StandInHookDelivery> => {
     const target = store.target;
     const answer =
-      target === null
-        ? { status: 0 }
-        : await sendWebhook(target.url, { event, deliveryId: guid, body, secret: target.secret }).catch(() => ({ status: 0 }));
+      target === null ? { status: 0 } : await sendWebhook(target.url, { event, deliveryId: guid, body, secret: target.secret }).catch(() => ({ status: 0 }));
     const attempt: StandInHookDelivery = {
       id: state.nextId++,
       guid,
       deliveredAt: new Date().toISOString(),
       redelivery,
       statusCode: answer.status,
-      status: answer.status === 0 ? "failed to connect" : answer.status >= 200 && answer.status < 300 ? "OK" : `Invalid HTTP Response: ${String(answer.status)}`,
+      status:
+        answer.status === 0 ? "failed to connect" : answer.status >= 200 && answer.status < 300 ? "OK" : `Invalid HTTP Response: ${String(answer.status)}`,
       event,
       body,
     };

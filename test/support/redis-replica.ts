@@ -18,10 +18,15 @@ export interface RedisReplica {
 /** Starts `redis-server --replicaof` the primary and waits until the link is up. */
 export async function startRedisReplica(primaryPort: number): Promise<RedisReplica> {
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", String(primaryPort)], {
-    stdio: "ignore",
-  });
-  const command = async (...args: string[]): Promise<string> => (await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...args])).stdout.trim();
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", String(primaryPort)],
+    {
+      stdio: "ignore",
+    },
+  );
+  const command = async (...args: string[]): Promise<string> =>
+    (await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...args])).stdout.trim();
   for (let tries = 0; !(await command("INFO", "replication").catch(() => "")).includes("master_link_status:up"); tries++) {
     if (tries > 100) throw new Error("the replica did not connect to its primary");
     await sleep(50);

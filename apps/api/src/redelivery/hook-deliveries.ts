@@ -18,7 +18,6 @@ export const HookDelivery = z.object({
 export type HookDelivery = z.infer<typeof HookDelivery>;
 
 const Page = z.array(HookDelivery).max(100);
-const PER_PAGE = 100;
 // GitHub gives the next page's cursor only in the Link header: `<…?cursor=v1_123>; rel="next"`.
 const NEXT_CURSOR = /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/;
 
@@ -27,18 +26,20 @@ export interface ListWindow {
   readonly since: number;
   /** Pages read at most: the listing is bounded even if GitHub never says "last". */
   readonly maxPages: number;
+  /** Deliveries per page, at most GitHub's 100. */
+  readonly perPage: number;
 }
 
 /**
  * The App's deliveries since `window.since`, newest first, read with the App's JWT page by page
- * (`per_page` 100 and the Link header's cursor) until a delivery older than the window, the last
+ * (`per_page` and the Link header's cursor) until a delivery older than the window, the last
  * page or `maxPages`. Each page is checked against GitHub's documented shape (GITHUB_API_FAILED).
  */
 export async function listHookDeliveries(app: GitHubApp, window: ListWindow): Promise<HookDelivery[]> {
   const found: HookDelivery[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < window.maxPages; page++) {
-    const response = await app.octokit.request("GET /app/hook/deliveries", { per_page: PER_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+    const response = await app.octokit.request("GET /app/hook/deliveries", { per_page: window.perPage, ...(cursor === undefined ? {} : { cursor }) });
     const deliveries = parseOrThrow(Page, response.data, "GITHUB_API_FAILED", {
       message: (path) => `GitHub's answer to GET /app/hook/deliveries has the wrong shape at ${path}`,
     });

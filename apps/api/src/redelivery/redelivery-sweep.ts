@@ -14,8 +14,9 @@ export interface RedeliverySweepDeps {
   readonly logger: Logger;
   readonly lookbackMs: number;
   readonly maxPerRun: number;
-  /** Pages of 100 deliveries read at most per run. */
+  /** Pages read at most per run (default 50), and deliveries per page (default and most 100). */
   readonly maxPages?: number;
+  readonly perPage?: number;
 }
 
 /** What one sweep did: the lost deliveries it met (not in the ledger) and what became of each it tried. */
@@ -41,7 +42,7 @@ export function attemptKey(guid: string): string {
  * ask for: over the cap, the ask failed, or asked for before and still not in the ledger.
  */
 export async function runRedeliverySweep(deps: RedeliverySweepDeps): Promise<SweepResult> {
-  const listed = await listHookDeliveries(deps.app, { since: Date.now() - deps.lookbackMs, maxPages: deps.maxPages ?? 50 });
+  const listed = await listHookDeliveries(deps.app, { since: Date.now() - deps.lookbackMs, maxPages: deps.maxPages ?? 50, perPage: deps.perPage ?? 100 });
   const lost: HookDelivery[] = [];
   const fresh: HookDelivery[] = [];
   for (const delivery of lostDeliveries(listed)) {
