@@ -20,12 +20,14 @@ export function startRedeliverySweep(
   config: ApiConfig,
   parts: { readonly app: GitHubApp | null; readonly redis: Redis; readonly registry: Registry; readonly logger: Logger },
 ): RunningRedeliverySweep | null {
+  // Registered even when off, so /metrics names the same series on every api (0 when off).
+  const metrics = createRedeliveryMetrics(parts.registry);
   const { app } = parts;
   if (app === null || config.REVIEWBOT_REDELIVERY_INTERVAL_MS === 0) return null;
   const deps = {
     app,
     redis: parts.redis,
-    metrics: createRedeliveryMetrics(parts.registry),
+    metrics,
     logger: parts.logger.child({ part: "redelivery-sweep" }),
     lookbackMs: config.REVIEWBOT_REDELIVERY_LOOKBACK_MS,
     maxPerRun: config.REVIEWBOT_REDELIVERY_MAX_PER_RUN,
