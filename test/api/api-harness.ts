@@ -28,6 +28,7 @@ import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/webhooks/decide-delivery";
+import { createReplicaQuorum, type ReplicaQuorumOptions } from "@reviewbot/api/webhooks/replica-quorum";
 
 export const SECRET = "test-webhook-secret-0123456789";
 /** The api's queue seal under {@link SECRET}: what the api writes, a test may write as the api. */
@@ -93,6 +94,8 @@ export type HarnessOptions = Partial<Pick<ApiDeps, "dashboard">> & {
   readonly redisUrl?: string;
   /** With `workers`: the model broker (the model, fetch and AI-cache routes); off unless given. */
   readonly model?: HarnessModel;
+  /** WAIT for replicas before a 202, as main sets it from REVIEWBOT_REDIS_MIN_REPLICAS / _WAIT_MS; off unless given. */
+  readonly replicas?: ReplicaQuorumOptions;
 };
 
 /**
@@ -163,6 +166,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
         botPullRequests: "never",
       },
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
+      replicas: options.replicas === undefined ? null : createReplicaQuorum(redis, options.replicas),
     },
     queues: { reviews, github },
     seal: SEAL,

@@ -18,7 +18,7 @@ export interface StandInRoute {
   /** `app`: an App JWT; `token`: an installation token (checked against `permission` when scoped). */
   readonly auth: "app" | "token";
   readonly permission?: readonly [string, "read" | "write"];
-  handle(context: RouteContext): { status: number; body: unknown };
+  handle(context: RouteContext): { status: number; body: unknown; headers?: Record<string, string> };
 }
 
 const SEGMENT = "([^/]+)";

@@ -6,6 +6,7 @@ import { permissionRoute, setRole, type StandInRole } from "./github-stand-in-di
 import { graphqlRoute } from "./github-stand-in-graphql.js";
 import { checkAppJwt } from "./github-stand-in-jwt.js";
 import { addIssueComment, issueCommentRoutes, type StandInIssueComment } from "./github-stand-in-issue-comments.js";
+import { hookDeliveryRoutes } from "./github-stand-in-hook-deliveries.js";
 import { reactionRoutes, type StandInReaction } from "./github-stand-in-reactions.js";
 import { addReview, reviewRoutes, type ReviewRequest } from "./github-stand-in-reviews.js";
 import { standInRoutes, type StandInRoute } from "./github-stand-in-routes.js";
@@ -216,6 +217,7 @@ export async function startGitHubStandIn(options: {
     ...reviewRoutes(state),
     ...issueCommentRoutes(state),
     ...reactionRoutes(state),
+    ...hookDeliveryRoutes(state),
     permissionRoute(state),
     graphqlRoute(state),
   ];
@@ -268,7 +270,7 @@ export async function startGitHubStandIn(options: {
     }
     const token = (request.headers.authorization ?? "").replace(/^token /i, "");
     const result = match.route.handle({ params: match.params, query: record.query, body: record.body, token: state.tokens.get(token) });
-    reply(result.status, result.body);
+    reply(result.status, result.body, result.headers);
   }
 
   const host = options.host ?? "127.0.0.1";

@@ -94,6 +94,15 @@ const ApiVariables = z
     REVIEWBOT_WEBHOOK_MIN_BYTES_PER_SECOND: positiveInt.max(104_857_600).default(DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND),
     // Proxies whose X-Forwarded-For names the client (per-address limits, logs); none by default.
     REVIEWBOT_TRUST_PROXY: proxyList,
+    // Replicas that must hold a delivery before its 202 (WAIT); unset: as many as are connected, at most 1.
+    REVIEWBOT_REDIS_MIN_REPLICAS: z.coerce.number().int().min(0).max(16).optional(),
+    // WAIT's bound: past it the delivery is answered 503 and left for the redelivery sweep.
+    REVIEWBOT_REDIS_WAIT_MS: positiveInt.max(2000).default(100),
+    // The redelivery sweep (apps/api/src/redelivery/): its period (0: off; off without an App key),
+    // how far back it looks (GitHub keeps deliveries for 3 days) and how many it asks for per run.
+    REVIEWBOT_REDELIVERY_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
+    REVIEWBOT_REDELIVERY_LOOKBACK_MS: positiveInt.min(60_000).max(259_200_000).default(86_400_000),
+    REVIEWBOT_REDELIVERY_MAX_PER_RUN: positiveInt.max(1000).default(20),
     GITHUB_APP_ID: positiveInt.optional(),
     GITHUB_PRIVATE_KEY: optionalText,
     GITHUB_PRIVATE_KEY_FILE: optionalText,

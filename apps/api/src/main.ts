@@ -18,7 +18,9 @@ import { buildWorkerRoutes } from "./start/build-worker-routes.js";
 import { listen } from "./start/listen.js";
 import { openRedis } from "./start/open-redis.js";
 import { openSink } from "./start/open-sink.js";
+import { startRedeliverySweep } from "./start/start-redelivery-sweep.js";
 import { wireSignals } from "./start/wire-signals.js";
+import { createReplicaQuorum } from "./webhooks/replica-quorum.js";
 
 /** Composition root of the API: env → clients → publisher, broker, HTTP app → listen, signals. */
 async function main(): Promise<void> {
@@ -48,9 +50,11 @@ async function main(): Promise<void> {
   warnAboutDisabledParts(config, logger);
   const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber, usage: createModelUsageMetrics(metrics.registry) });
   const appSlug = app === null || appId === null ? null : appSlugOf(app, appId);
-  const api = buildHttpApp(config, { queues, seal, redis: redis.api, metrics, logger, scrubber, workers, appSlug });
+  const replicas = createReplicaQuorum(redis.api, { minReplicas: config.REVIEWBOT_REDIS_MIN_REPLICAS ?? null, waitMs: config.REVIEWBOT_REDIS_WAIT_MS });
+  const api = buildHttpApp(config, { queues, seal, redis: redis.api, metrics, logger, scrubber, workers, appSlug, replicas });
   const server = await listen(api, config);
-  wireSignals({ server, sweeper: broker.sweeper, publisher, queues, redis }, logger);
+  const redelivery = startRedeliverySweep(config, { app, redis: redis.api, registry: metrics.registry, logger });
+  wireSignals({ server, sweeper: broker.sweeper, redelivery, publisher, queues, redis }, logger);
   logger.info({ host: config.REVIEWBOT_HOST, port: (server.address() as { port: number }).port, sink: config.sink.kind }, "api listening");
 }
 

@@ -29,6 +29,7 @@ import type { InstallationSlots } from "../broker/installation-slots.js";
 import { reportHandler } from "../broker/report-handler.js";
 import type { TokenVault } from "../broker/token-vault.js";
 import type { WorkerRegistry } from "../broker/worker-registry.js";
+import type { ReplicaQuorum } from "../webhooks/replica-quorum.js";
 import { webhookHandler } from "../webhooks/webhook-handler.js";
 import { timeWebhook } from "../webhooks/webhook-latency.js";
 
@@ -53,6 +54,8 @@ export interface ApiDeps {
     /** Our App's slug, for commands (asked of GitHub once); absent or null: only the review command. */
     readonly appSlug?: (() => Promise<string>) | null;
     readonly enqueueDeadlineMs?: number;
+    /** WAIT for replicas before a 202 (webhooks/replica-quorum.ts); absent or null: no WAIT. */
+    readonly replicas?: ReplicaQuorum | null;
   };
   readonly queues: { readonly reviews: Queue; readonly github: Queue };
   /** Seals what the api writes to the queues and recognises it when a worker names it. */
@@ -96,7 +99,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.disable("etag");
   app.set("trust proxy", deps.trustProxy === undefined || deps.trustProxy.length === 0 ? false : [...deps.trustProxy]);
   const { reviews, github } = deps.queues;
-  const { bodyDeadlineMs, minBytesPerSecond, ...webhook } = deps.webhook;
+  const { bodyDeadlineMs, minBytesPerSecond, replicas, ...webhook } = deps.webhook;
   app.post(
     WEBHOOK_PATH,
     timeWebhook(deps.metrics.webhookSeconds),
@@ -110,7 +113,7 @@ export function createApiApp(deps: ApiDeps): Express {
         minBytesPerSecond: minBytesPerSecond ?? DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,
       },
       deadlineMs: webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
-      queues: { reviews, github, redis: deps.redis, seal: deps.seal },
+      queues: { reviews, github, redis: deps.redis, seal: deps.seal, replicas: replicas ?? null },
       metrics: deps.metrics,
       logger: deps.logger,
     }),

@@ -2,12 +2,16 @@ import type { Express } from "express";
 import { CHECK_RUN_NAME } from "@reviewbot/github/find-or-create-check-run";
 import type { ApiConfig } from "../api-config.js";
 import { createApiApp, type ApiDeps } from "../routes/create-api-app.js";
+import type { ReplicaQuorum } from "../webhooks/replica-quorum.js";
 
 /** Everything but what the operator's settings say: the parts main built. */
-export type HttpAppParts = Omit<ApiDeps, "webhook" | "dashboard"> & { readonly appSlug: (() => Promise<string>) | null };
+export type HttpAppParts = Omit<ApiDeps, "webhook" | "dashboard"> & {
+  readonly appSlug: (() => Promise<string>) | null;
+  readonly replicas: ReplicaQuorum;
+};
 
 /** The api's HTTP app from the operator's settings: the webhook's limits and filter, the dashboard's credentials. */
-export function buildHttpApp(config: ApiConfig, { appSlug, ...parts }: HttpAppParts): Express {
+export function buildHttpApp(config: ApiConfig, { appSlug, replicas, ...parts }: HttpAppParts): Express {
   return createApiApp({
     webhook: {
       secret: config.REVIEWBOT_WEBHOOK_SECRET,
@@ -17,6 +21,7 @@ export function buildHttpApp(config: ApiConfig, { appSlug, ...parts }: HttpAppPa
       bodyDeadlineMs: config.REVIEWBOT_WEBHOOK_BODY_DEADLINE_MS,
       minBytesPerSecond: config.REVIEWBOT_WEBHOOK_MIN_BYTES_PER_SECOND,
       appSlug,
+      replicas,
       filter: {
         botLogins: config.REVIEWBOT_BOT_LOGINS,
         reviewCommand: config.REVIEWBOT_REVIEW_COMMAND,

@@ -9,6 +9,7 @@ import { quitRedis, type ApiRedis } from "./open-redis.js";
 export interface RunningApi {
   readonly server: Server;
   readonly sweeper: { close(): void };
+  readonly redelivery: { close(): Promise<void> } | null;
   readonly publisher: Worker;
   readonly queues: { readonly reviews: Queue; readonly github: Queue };
   readonly redis: ApiRedis;
@@ -30,6 +31,7 @@ export function wireSignals(api: RunningApi, logger: Logger): void {
           return Promise.resolve();
         },
       ],
+      ["redelivery sweep", () => api.redelivery?.close() ?? Promise.resolve()],
       ["publisher", () => api.publisher.close()],
       ["reviews queue", () => api.queues.reviews.close()],
       ["github queue", () => api.queues.github.close()],

@@ -11,6 +11,7 @@ import { reviewJobId } from "@reviewbot/queue/review-queue";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
+import type { ReplicaQuorum } from "./replica-quorum.js";
 import { withDeadline } from "../http-kit/with-deadline.js";
 
 export interface DeliveryQueues {
@@ -20,6 +21,8 @@ export interface DeliveryQueues {
   readonly redis: Redis;
   /** Seals the jobs and tasks written, so that the api can tell them from a worker's. */
   readonly seal: QueueSeal;
+  /** Holds the answer until the writes are on a replica (WAIT); null: a primary's word is enough. */
+  readonly replicas: ReplicaQuorum | null;
 }
 
 /**
@@ -50,12 +53,20 @@ type Work =
  * Accepts a delivery exactly once: a delivery id in the ledger is a duplicate, a body in the ledger
  * under another id a replay; otherwise it is enqueued first (its job id comes from the delivery id,
  * so concurrent copies are one job) and recorded second. `bodyDigest` is the SHA-256 of the signed
- * raw body. Everything is Redis, bounded by `deadlineMs`: past it (or on a Redis error)
- * QUEUE_UNAVAILABLE, and the delivery counts as not accepted, so GitHub can redeliver it.
+ * raw body. Then, with replicas, WAIT until a replica holds it (a duplicate too: its first copy's
+ * writes may not be there yet). Everything is Redis, bounded by `deadlineMs`: past it (or on a Redis
+ * error, or replicas short) QUEUE_UNAVAILABLE, and the delivery counts as not accepted, so GitHub
+ * shows it failed and the redelivery sweep brings it back (apps/api/src/redelivery/).
  */
 export async function acceptDelivery(queues: DeliveryQueues, work: Work, bodyDigest: string, deadlineMs: number): Promise<Accepted> {
   const deliveryId = work.kind === "resolve" || work.kind === "command" ? work.task.deliveryId : work.job.deliveryId;
-  return withDeadline(accept(queues, work, deliveryId, bodyDigest), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
+  return withDeadline(acceptReplicated(queues, work, deliveryId, bodyDigest), deadlineMs, "QUEUE_UNAVAILABLE", "Redis did not confirm the delivery in time");
+}
+
+async function acceptReplicated(queues: DeliveryQueues, work: Work, deliveryId: string, bodyDigest: string): Promise<Accepted> {
+  const accepted = await accept(queues, work, deliveryId, bodyDigest);
+  await queues.replicas?.confirm();
+  return accepted;
 }
 
 async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bodyDigest: string): Promise<Accepted> {
