@@ -15,8 +15,12 @@ export function timeWebhook(histogram: Histogram<"status">): RequestHandler {
       done = true;
       stop({ status });
     };
-    response.once("finish", () => end(`${Math.floor(response.statusCode / 100)}xx`));
-    response.once("close", () => end("closed"));
+    response.once("finish", () => {
+      end(`${Math.floor(response.statusCode / 100)}xx`);
+    });
+    response.once("close", () => {
+      end("closed");
+    });
     next();
   };
 }
