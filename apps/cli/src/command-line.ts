@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { AppError } from "@reviewbot/core/errors";
 import { FILTER_MODES, type FilterMode } from "@reviewbot/review/findings/diff-filter";
 import type { CheckoutArgs } from "./checkout-command.js";
+import { EVAL_OPTIONS, evalArgs, type EvalArgs } from "./eval-command-line.js";
 import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/runtime/runtime-config";
 import type { FleetArgs } from "./fleet-command.js";
 import type { FailLevel } from "@reviewbot/review/render/fail-level";
@@ -18,6 +19,14 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
              --config-ref, e.g. the default branch; without it the base's), each in a sandbox,
              then the AI review when REVIEWBOT_LLM_BASE_URL is set; exit 1 when a finding
              (a helper's or the model's) reaches --fail-level (default error), 2 on errors
+`,
+  eval: `  eval     --suite <dir> [--repeat N] [--window N] [--format text|json|markdown] [--output <file>]
+           [--cache-dir <dir>] [--engine auto|podman|docker|bwrap|none]
+           [--compare <result.json> [--max-recall-drop 0.05] [--max-precision-drop 0.05]
+            [--max-fp-rise 0.1] [--max-cost-rise 0.25]]
+             review every case of the suite --repeat times (default 3) with the configured
+             model and score the findings against the known ones (docs/eval.md); with
+             --compare, exit 1 when a figure moved past its threshold
 `,
   checkout: `  checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
              fetch both sides into the clone cache, apply the trusted .ai/ overlay, print the diff
@@ -63,6 +72,7 @@ export type Command =
   | { readonly name: "help"; readonly text: string }
   | { readonly name: "version" }
   | { readonly name: "review"; readonly args: ReviewArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
+  | { readonly name: "eval"; readonly args: EvalArgs; readonly engine: EngineChoice | undefined; readonly output: string | undefined }
   | { readonly name: "checkout"; readonly args: CheckoutArgs }
   | { readonly name: "doctor" }
   | { readonly name: "llm-doctor" }
@@ -75,7 +85,7 @@ const OPTIONS = {
   base: { type: "string" },
   head: { type: "string" },
   "config-ref": { type: "string" },
-  format: { type: "string", default: "text" },
+  format: { type: "string" },
   engine: { type: "string" },
   output: { type: "string" },
   "filter-mode": { type: "string", default: "added" },
@@ -89,6 +99,7 @@ const OPTIONS = {
   registry: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
+  ...EVAL_OPTIONS,
 } as const;
 
 /** Parses argv strictly; anything unexpected is a USAGE error naming it. */
@@ -111,6 +122,7 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (name === "doctor") return { name };
   if (name === "fleet") return { name, args: fleetArgs(parsed.values["keep-running"], parsed.values.exit, parsed.values.engine) };
   if (name === "submit") return { name, args: submitArgs(parsed.values) };
+  if (name === "eval") return { name, args: evalArgs(parsed.values), engine: engineOf(parsed.values.engine), output: parsed.values.output };
   if (name !== "checkout" && name !== "review") {
     throw new AppError("USAGE", name === undefined ? "no command given" : `unknown command "${name}"`);
   }
@@ -118,18 +130,22 @@ export function parseCommandLine(argv: readonly string[]): Command {
   if (repo === undefined || base === undefined || head === undefined) throw new AppError("USAGE", "--repo, --base and --head are required");
   const configRef = parsed.values["config-ref"];
   const sides = { repo, base, head, ...(configRef === undefined ? {} : { configRef }) };
-  if (name === "checkout") return { name, args: { ...sides, format: oneOf("--format", parsed.values.format, ["text", "json"]) } };
+  if (name === "checkout") return { name, args: { ...sides, format: oneOf("--format", parsed.values.format ?? "text", ["text", "json"]) } };
   return {
     name,
     args: {
       ...sides,
-      format: oneOf("--format", parsed.values.format, ["text", "json", "sarif"]),
+      format: oneOf("--format", parsed.values.format ?? "text", ["text", "json", "sarif"]),
       filterMode: oneOf<FilterMode>("--filter-mode", parsed.values["filter-mode"], FILTER_MODES),
       failLevel: oneOf<FailLevel>("--fail-level", parsed.values["fail-level"], ["none", "notice", "warning", "error"]),
     },
-    engine: parsed.values.engine === undefined ? undefined : oneOf<EngineChoice>("--engine", parsed.values.engine, ENGINE_OPTION),
+    engine: engineOf(parsed.values.engine),
     output: parsed.values.output,
   };
+}
+
+function engineOf(engine: string | undefined): EngineChoice | undefined {
+  return engine === undefined ? undefined : oneOf<EngineChoice>("--engine", engine, ENGINE_OPTION);
 }
 
 // The whole usage, or one command's part of it; an unknown command is a usage error.

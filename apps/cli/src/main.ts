@@ -14,6 +14,7 @@ import { checkoutCommand } from "./checkout-command.js";
 import { loadCliConfig, type CliConfig } from "./cli-config.js";
 import { parseCommandLine, USAGE, type EngineChoice } from "./command-line.js";
 import { doctorCommand } from "./doctor-command.js";
+import { evalCommand } from "./eval-command.js";
 import { fleetCommand } from "./fleet-command.js";
 import { llmDoctorCommand } from "./llm-doctor-command.js";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
@@ -82,15 +83,15 @@ async function main(argv: readonly string[]): Promise<number> {
   let closed: boolean;
   try {
     const colour = command.output === undefined && process.stdout.isTTY;
-    const outcome = await reviewCommand(command.args, {
-      cache,
-      engine,
-      operator,
-      logger,
-      colour,
-      ...(installHooks === undefined ? {} : { installHooks }),
-      ...(ai === undefined ? {} : { ai }),
-    });
+    const hooks = installHooks === undefined ? {} : { installHooks };
+    const outcome =
+      command.name === "eval"
+        ? await evalCommand(command.args, {
+            ...{ cache, engine, operator, logger, llm, scrubber, ...hooks },
+            gitTimeoutMs: config.REVIEWBOT_GIT_TIMEOUT_MS,
+            reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS,
+          })
+        : await reviewCommand(command.args, { cache, engine, operator, logger, colour, ...hooks, ...(ai === undefined ? {} : { ai }) });
     // The endpoint holds the key and writes the model's answers: the report is scrubbed of it by value.
     const output = scrubber.scrub(outcome.output);
     if (command.output === undefined) process.stdout.write(output);
