@@ -1307,7 +1307,7 @@ var require_sonic_boom = __commonJS({
       if (!(this instanceof SonicBoom)) {
         return new SonicBoom(opts);
       }
-      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir13, retryEAGAIN, fsync, contentMode, mode } = opts || {};
+      let { fd, dest, minLength, maxLength, maxWrite, periodicFlush, sync, append = true, mkdir: mkdir14, retryEAGAIN, fsync, contentMode, mode } = opts || {};
       fd = fd || dest;
       this._len = 0;
       this.fd = -1;
@@ -1332,7 +1332,7 @@ var require_sonic_boom = __commonJS({
       this.append = append || false;
       this.mode = mode;
       this.retryEAGAIN = retryEAGAIN || (() => true);
-      this.mkdir = mkdir13 || false;
+      this.mkdir = mkdir14 || false;
       let fsWriteSync;
       let fsWrite;
       if (contentMode === kContentModeBuffer) {
@@ -2060,7 +2060,7 @@ var require_thread_stream = __commonJS({
     var { version: version3 } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker } = __require("worker_threads");
-    var { join: join28 } = __require("path");
+    var { join: join32 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait } = require_wait();
     var {
@@ -2112,7 +2112,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join28(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join32(__dirname, "lib", "worker.js");
       const worker = new Worker(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2625,8 +2625,8 @@ var require_transport = __commonJS({
     var { createRequire } = __require("module");
     var { existsSync: existsSync2 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join28, isAbsolute: isAbsolute2, sep } = __require("node:path");
-    var { fileURLToPath: fileURLToPath4 } = __require("node:url");
+    var { join: join32, isAbsolute: isAbsolute2, sep } = __require("node:path");
+    var { fileURLToPath: fileURLToPath5 } = __require("node:url");
     var sleep5 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
@@ -2693,7 +2693,7 @@ var require_transport = __commonJS({
       let path = unquoted;
       if (path.startsWith("file://")) {
         try {
-          path = fileURLToPath4(path);
+          path = fileURLToPath5(path);
         } catch {
           return false;
         }
@@ -2780,7 +2780,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join28(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join32(__dirname, "worker.js");
         options.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2801,7 +2801,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options.targets.length + options.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join28(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join32(__dirname, "worker.js");
         options.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2828,7 +2828,7 @@ var require_transport = __commonJS({
           return origin;
         }
         if (origin === "pino/file") {
-          return join28(__dirname, "..", "file.js");
+          return join32(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath2 of callers) {
@@ -3808,7 +3808,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join28 = ",";
+            let join32 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3822,7 +3822,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join28 = `,
+                join32 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3830,13 +3830,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join28;
+                res += join32;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join28}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join32}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3857,7 +3857,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join28 = `,
+              join32 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3871,13 +3871,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key2, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join28;
+                separator = join32;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join28;
+              separator = join32;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -3918,7 +3918,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join28 = ",";
+            let join32 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -3931,7 +3931,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join28 = `,
+                join32 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3939,13 +3939,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join28;
+                res += join32;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join28}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join32}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3958,7 +3958,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join28 = `,
+              join32 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3967,7 +3967,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key2, value[key2], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join28;
+                separator = join32;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4025,20 +4025,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join29 = `,
+              const join33 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join29;
+                res2 += join33;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join29}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join33}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4054,16 +4054,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join28 = `,
+            const join32 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join28, maximumBreadth);
+              res += stringifyTypedArray(value, join32, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join28;
+              separator = join32;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -4074,13 +4074,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key2, value[key2], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}: ${tmp}`;
-                separator = join28;
+                separator = join32;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join28;
+              separator = join32;
             }
             if (separator !== "") {
               res = `
@@ -5138,8 +5138,8 @@ var require_graceful_fs = __commonJS({
         }
       }
       var fs$writeFile = fs2.writeFile;
-      fs2.writeFile = writeFile10;
-      function writeFile10(path, data, options, cb) {
+      fs2.writeFile = writeFile11;
+      function writeFile11(path, data, options, cb) {
         if (typeof options === "function")
           cb = options, options = null;
         return go$writeFile(path, data, options, cb);
@@ -5298,7 +5298,7 @@ var require_graceful_fs = __commonJS({
       }
       function ReadStream$open() {
         var that = this;
-        open4(that.path, that.flags, that.mode, function(err, fd) {
+        open5(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             if (that.autoClose)
               that.destroy();
@@ -5318,7 +5318,7 @@ var require_graceful_fs = __commonJS({
       }
       function WriteStream$open() {
         var that = this;
-        open4(that.path, that.flags, that.mode, function(err, fd) {
+        open5(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             that.destroy();
             that.emit("error", err);
@@ -5335,8 +5335,8 @@ var require_graceful_fs = __commonJS({
         return new fs2.WriteStream(path, options);
       }
       var fs$open = fs2.open;
-      fs2.open = open4;
-      function open4(path, flags, mode, cb) {
+      fs2.open = open5;
+      function open5(path, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
         return go$open(path, flags, mode, cb);
@@ -14055,7 +14055,7 @@ var require_agent = __commonJS({
     var { Duplex } = __require("stream");
     var { resolve: resolve2 } = __require("path");
     var { readFile: readFile12 } = __require("fs");
-    var { execFile: execFile3, spawn: spawn6 } = __require("child_process");
+    var { execFile: execFile5, spawn: spawn6 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
     var {
       makeBufferParser,
@@ -14276,7 +14276,7 @@ var require_agent = __commonJS({
             if (err) {
               if (triedCygpath)
                 return cb(new Error("Invalid cygwin unix socket path"));
-              execFile3("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
+              execFile5("cygpath", ["-w", socketPath], (err2, stdout, stderr) => {
                 if (err2 || stdout.length === 0)
                   return cb(new Error("Invalid cygwin unix socket path"));
                 triedCygpath = true;
@@ -26603,7 +26603,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join28(s) {
+        value: function join32(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -61606,7 +61606,7 @@ var require_docker = __commonJS({
 });
 
 // apps/action/src/main.ts
-import { join as join27 } from "node:path";
+import { join as join31 } from "node:path";
 
 // node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -81111,7 +81111,7 @@ function visit(schema, fnOrHandlers) {
     return h ? h(node2, rewritten) : node2;
   };
   const cache = /* @__PURE__ */ new Map();
-  function run3(s) {
+  function run4(s) {
     const cached2 = cache.get(s);
     if (cached2 === RESOLVING) {
       return new $ZodLazy({
@@ -81137,21 +81137,21 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newShape = {};
         for (const k of keys) {
-          const mapped = run3(oldShape[k]);
+          const mapped = run4(oldShape[k]);
           if (mapped !== oldShape[k])
             changed = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
-          newCatchall = run3(def.catchall);
+          newCatchall = run4(def.catchall);
           if (newCatchall !== def.catchall)
             changed = true;
         }
         return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
-        const mapped = run3(def.element);
+        const mapped = run4(def.element);
         return mapped === def.element ? s : clone(s, { ...def, element: mapped });
       }
       case "tuple": {
@@ -81159,14 +81159,14 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newItems = [];
         for (const item of oldItems) {
-          const mapped = run3(item);
+          const mapped = run4(item);
           if (mapped !== item)
             changed = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
-          newRest = run3(def.rest);
+          newRest = run4(def.rest);
           if (newRest !== def.rest)
             changed = true;
         }
@@ -81174,12 +81174,12 @@ function visit(schema, fnOrHandlers) {
       }
       case "record":
       case "map": {
-        const newKey = run3(def.keyType);
-        const newVal = run3(def.valueType);
+        const newKey = run4(def.keyType);
+        const newVal = run4(def.valueType);
         return newKey === def.keyType && newVal === def.valueType ? s : clone(s, { ...def, keyType: newKey, valueType: newVal });
       }
       case "set": {
-        const newVal = run3(def.valueType);
+        const newVal = run4(def.valueType);
         return newVal === def.valueType ? s : clone(s, { ...def, valueType: newVal });
       }
       case "union": {
@@ -81187,7 +81187,7 @@ function visit(schema, fnOrHandlers) {
         let changed = false;
         const newOptions = [];
         for (const opt of oldOptions) {
-          const mapped = run3(opt);
+          const mapped = run4(opt);
           if (mapped !== opt)
             changed = true;
           newOptions.push(mapped);
@@ -81195,8 +81195,8 @@ function visit(schema, fnOrHandlers) {
         return changed ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
-        const newLeft = run3(def.left);
-        const newRight = run3(def.right);
+        const newLeft = run4(def.left);
+        const newRight = run4(def.right);
         return newLeft === def.left && newRight === def.right ? s : clone(s, { ...def, left: newLeft, right: newRight });
       }
       case "optional":
@@ -81208,23 +81208,23 @@ function visit(schema, fnOrHandlers) {
       case "nonoptional":
       case "promise":
       case "success": {
-        const newInner = run3(def.innerType);
+        const newInner = run4(def.innerType);
         return newInner === def.innerType ? s : clone(s, { ...def, innerType: newInner });
       }
       case "pipe": {
-        const newIn = run3(def.in);
-        const newOut = run3(def.out);
+        const newIn = run4(def.in);
+        const newOut = run4(def.out);
         return newIn === def.in && newOut === def.out ? s : clone(s, { ...def, in: newIn, out: newOut });
       }
       case "function": {
-        const newInput = run3(def.input);
-        const newOutput = run3(def.output);
+        const newInput = run4(def.input);
+        const newOutput = run4(def.output);
         return newInput === def.input && newOutput === def.output ? s : clone(s, { ...def, input: newInput, output: newOutput });
       }
       case "lazy": {
         const original = def.getter;
         const { _cachedInner, ...rest } = def;
-        return clone(s, { ...rest, getter: () => run3(original()) });
+        return clone(s, { ...rest, getter: () => run4(original()) });
       }
       // A leaf by choice: `parts` are regex fragments, not data positions.
       case "template_literal":
@@ -81255,7 +81255,7 @@ function visit(schema, fnOrHandlers) {
       }
     }
   }
-  return run3(schema);
+  return run4(schema);
 }
 
 // node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/classic/deep-partial.js
@@ -83389,7 +83389,7 @@ function argProblem(arg, separated) {
 var HelperArguments = external_exports.strictObject({ args: external_exports.array(external_exports.unknown()).max(64).optional() });
 var MAX_HELPER_CALLS = 20;
 var MAX_LISTED_FINDINGS = 100;
-function helperTools(helpers, run3, builtin) {
+function helperTools(helpers, run4, builtin) {
   let calls = 0;
   return helpers.filter((helper) => !builtin.has(helper.name)).map((helper) => ({
     spec: {
@@ -83405,7 +83405,7 @@ function helperTools(helpers, run3, builtin) {
       calls += 1;
       if (calls > MAX_HELPER_CALLS)
         throw new ToolInputError(`${helper.name}: not run: this review's ${MAX_HELPER_CALLS} helper runs are used`);
-      return describeRun(await run3(helper, parsed.data.args ?? []));
+      return describeRun(await run4(helper, parsed.data.args ?? []));
     }
   }));
 }
@@ -83544,14 +83544,14 @@ function planChunks(files, options) {
   const rules = (options.rules ?? []).map((rule) => ({ ...rule, matches: globMatcher(rule.globs) }));
   const skipped = [];
   const chunks = [];
-  let open4 = [];
+  let open5 = [];
   let openRules = /* @__PURE__ */ new Set();
   let openTokens = 0;
   const close = () => {
     const names = [...openRules].sort((a, b) => a - b).map((index) => rules[index]?.name ?? "");
-    if (open4.length > 0)
-      chunks.push({ id: chunkId(open4), files: open4, rules: names, estimatedTokens: openTokens });
-    open4 = [];
+    if (open5.length > 0)
+      chunks.push({ id: chunkId(open5), files: open5, rules: names, estimatedTokens: openTokens });
+    open5 = [];
     openRules = /* @__PURE__ */ new Set();
     openTokens = 0;
   };
@@ -83569,7 +83569,7 @@ function planChunks(files, options) {
       if (openTokens + tokens + tokensOf(own2.filter((index) => !openRules.has(index))) > budget)
         close();
       openTokens += tokens + tokensOf(own2.filter((index) => !openRules.has(index)));
-      open4.push(part);
+      open5.push(part);
       for (const index of own2)
         openRules.add(index);
     }
@@ -83587,23 +83587,23 @@ function split(file2, budget) {
   const header = patch.slice(0, first);
   const room = budget * 4 - header.length;
   const parts = [];
-  let open4 = first;
+  let open5 = first;
   for (let start = first; start < patch.length; ) {
     const next = patch.indexOf("\n@@ ", start);
     const end = next === -1 ? patch.length : next + 1;
-    if (end - open4 > room) {
-      if (start > open4)
-        parts.push({ path: file2.path, patch: header + patch.slice(open4, start), note: null });
-      open4 = start;
+    if (end - open5 > room) {
+      if (start > open5)
+        parts.push({ path: file2.path, patch: header + patch.slice(open5, start), note: null });
+      open5 = start;
       if (end - start > room) {
         parts.push(cutHunk(file2.path, header, patch.slice(start, end), room, budget));
-        open4 = end;
+        open5 = end;
       }
     }
     start = end;
   }
-  if (open4 < patch.length)
-    parts.push({ path: file2.path, patch: header + patch.slice(open4), note: null });
+  if (open5 < patch.length)
+    parts.push({ path: file2.path, patch: header + patch.slice(open5), note: null });
   return parts;
 }
 function firstHunk(patch) {
@@ -84500,8 +84500,8 @@ async function readPrPatches(source, diff) {
   }
   return diff.files.map((file2, index) => {
     const patch = sections[index] ?? "";
-    const firstLine = headFirstLine(patch);
-    return { path: file2.path, binary: file2.binary, patch, ...firstLine === null ? {} : { firstLine } };
+    const firstLine2 = headFirstLine(patch);
+    return { path: file2.path, binary: file2.binary, patch, ...firstLine2 === null ? {} : { firstLine: firstLine2 } };
   });
 }
 var FIRST_HUNK_AT_LINE_1 = /^@@ -\d+(?:,\d+)? \+1(?:,\d+)? @@/m;
@@ -84822,16 +84822,16 @@ function bufferOf(size) {
 function rewrite(units, end, table) {
   let kept = 0;
   let index = 0;
-  let run3 = -1;
+  let run4 = -1;
   let breaks = false;
   while (index < end) {
     const unit = units[index] ?? 0;
     const kind = table[unit];
     index += 1;
     if (kind === KEEP || kind === SURROGATE) {
-      if (run3 !== -1) {
-        kept = breaks ? collapse(units, run3) : kept;
-        run3 = -1;
+      if (run4 !== -1) {
+        kept = breaks ? collapse(units, run4) : kept;
+        run4 = -1;
         breaks = false;
       }
       if (kind === SURROGATE) {
@@ -84857,8 +84857,8 @@ function rewrite(units, end, table) {
         index += 1;
       }
     } else if (kind === BLANK || kind === BREAK || kind === SEPARATOR_BREAK) {
-      if (run3 === -1)
-        run3 = kept;
+      if (run4 === -1)
+        run4 = kept;
       if (kind !== BLANK)
         breaks = true;
       units[kept] = kind === SEPARATOR_BREAK ? NEWLINE : unit;
@@ -84874,11 +84874,11 @@ function rewrite(units, end, table) {
       kept += 1;
     }
   }
-  return run3 !== -1 && breaks ? collapse(units, run3) : kept;
+  return run4 !== -1 && breaks ? collapse(units, run4) : kept;
 }
-function collapse(units, run3) {
-  units[run3] = SPACE;
-  return run3 + 1;
+function collapse(units, run4) {
+  units[run4] = SPACE;
+  return run4 + 1;
 }
 function escapeEnd(units, from, end) {
   const next = from < end ? units[from] : void 0;
@@ -85397,7 +85397,6 @@ function readActionInput(env, name) {
 }
 
 // apps/action/src/action-runtime.ts
-import { existsSync } from "node:fs";
 import { join as join21 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
@@ -85524,8 +85523,8 @@ function bwrapCommand(bwrapOptions, argv2, limits, cgroupProcsFiles) {
   const limited = [...prlimitArgs(limits), "--", BWRAP_BINARIES.bwrap, "--args", String(ARGS_FD), "--", ...argv2];
   if (cgroupProcsFiles.length === 0)
     return { file: BWRAP_BINARIES.prlimit, args: limited, options };
-  const join28 = ["-c", JOIN_CGROUPS_SCRIPT, "sh", ...cgroupProcsFiles, "--"];
-  return { file: BWRAP_BINARIES.sh, args: [...join28, BWRAP_BINARIES.prlimit, ...limited], options };
+  const join32 = ["-c", JOIN_CGROUPS_SCRIPT, "sh", ...cgroupProcsFiles, "--"];
+  return { file: BWRAP_BINARIES.sh, args: [...join32, BWRAP_BINARIES.prlimit, ...limited], options };
 }
 
 // packages/sandbox/dist/bwrap/bwrap-inherited-fds.js
@@ -86397,10 +86396,10 @@ var BwrapEngine = class _BwrapEngine {
    *   environment).
    */
   run(spec2) {
-    const run3 = this.#run(spec2);
-    this.#runs.add(run3);
-    void run3.catch(() => void 0).finally(() => this.#runs.delete(run3));
-    return run3;
+    const run4 = this.#run(spec2);
+    this.#runs.add(run4);
+    void run4.catch(() => void 0).finally(() => this.#runs.delete(run4));
+    return run4;
   }
   /**
    * Unhealthy when closed, when bwrap, prlimit or sh is no longer executable, when the cgroup v1
@@ -86635,10 +86634,10 @@ var RunsInFlight = class {
   #containers = /* @__PURE__ */ new Set();
   #removals = /* @__PURE__ */ new Set();
   /** Holds `run` until it settles; returns it. */
-  track(run3) {
-    this.#runs.add(run3);
-    void run3.catch(() => void 0).finally(() => this.#runs.delete(run3));
-    return run3;
+  track(run4) {
+    this.#runs.add(run4);
+    void run4.catch(() => void 0).finally(() => this.#runs.delete(run4));
+    return run4;
   }
   /** A run's container, from its creation until `removeContainer`. */
   addContainer(container) {
@@ -88789,7 +88788,7 @@ function createSandboxHealth(engine, options) {
   const now = options.now ?? Date.now;
   let last = null;
   let inFlight = null;
-  const run3 = async () => {
+  const run4 = async () => {
     const signal = AbortSignal.timeout(options.timeoutMs);
     const timedOut = new Promise((resolve2) => {
       signal.addEventListener("abort", () => {
@@ -88813,7 +88812,7 @@ function createSandboxHealth(engine, options) {
     check() {
       if (last !== null && now() - last.at < options.maxAgeMs)
         return Promise.resolve(last.health);
-      inFlight ??= run3().finally(() => {
+      inFlight ??= run4().finally(() => {
         inFlight = null;
       });
       return inFlight;
@@ -88905,28 +88904,35 @@ function refusedEngine(reason) {
 }
 
 // apps/action/src/action-runtime.ts
-var RUNNER_DOCKER_SOCKET = "/var/run/docker.sock";
 async function openActionRuntime(settings, where, logger, scrubber2) {
-  const dockerSocket = settings.engine !== "podman" && settings.engine !== "bwrap" && existsSync(RUNNER_DOCKER_SOCKET) ? RUNNER_DOCKER_SOCKET : void 0;
+  const { images } = where;
+  const dockerSocket = images.kind === "refused" ? void 0 : images.dockerSocket;
   const config2 = RuntimeConfig.parse({
     REVIEWBOT_CACHE_DIR: join21(where.runnerTemp, "reviewbot"),
     REVIEWBOT_SANDBOX: settings.sandbox,
-    REVIEWBOT_ENGINE: settings.engine,
+    REVIEWBOT_ENGINE: images.kind === "ready" && settings.engine === "auto" ? "docker" : settings.engine,
     ...dockerSocket === void 0 ? {} : { REVIEWBOT_DOCKER_SOCKET: dockerSocket },
     // The bundle is `dist-action/index.js` of the action's repository, which holds infra/.
     REVIEWBOT_CONTAINERS_CONF: fileURLToPath2(new URL("../infra/podman/containers.conf", import.meta.url))
   });
   const allowedProtocols = [new URL(where.serverUrl).protocol.replace(/:$/, "")];
+  const refuse3 = async (reason) => {
+    const cache = await openCloneCache(config2, scrubber2, allowedProtocols);
+    const operator = await loadOperatorPolicy(config2);
+    return { cache, operator, engine: refusedEngine(reason), refusal: reason, close: () => Promise.resolve(true) };
+  };
+  if (images.kind === "refused" && settings.sandbox !== "off") {
+    logger.warn({ reason: images.reason }, "the image cache failed its check: helpers are refused, the AI review still runs");
+    return refuse3(images.reason);
+  }
   try {
     const runtime = await createReviewRuntime(config2, logger, { scrubber: scrubber2, allowedProtocols });
     return { ...runtime, refusal: null };
   } catch (err) {
     if (!isAppError(err) || err.code !== "SANDBOX_UNAVAILABLE") throw err;
     logger.warn({ err }, "no sandbox engine proved isolation: helpers are refused, the AI review still runs");
-    const cache = await openCloneCache(config2, scrubber2, allowedProtocols);
-    const operator = await loadOperatorPolicy(config2);
     const reason = err.message.split("\n", 1)[0] ?? "no sandbox engine proved isolation";
-    return { cache, operator, engine: refusedEngine(reason), refusal: reason, close: () => Promise.resolve(true) };
+    return refuse3(images.kind === "missing" ? `${reason} (${images.reason})` : reason);
   }
 }
 
@@ -89098,8 +89104,8 @@ function sanitiseCodeSpan(untrusted) {
 }
 function longestBacktickRun(text4) {
   let longest = 0;
-  for (const run3 of text4.match(/`+/g) ?? [])
-    longest = Math.max(longest, run3.length);
+  for (const run4 of text4.match(/`+/g) ?? [])
+    longest = Math.max(longest, run4.length);
   return longest;
 }
 function codeSpansOf(line2, inline) {
@@ -89107,10 +89113,10 @@ function codeSpansOf(line2, inline) {
   for (let match = BACKTICKS.exec(line2); match !== null; match = BACKTICKS.exec(line2))
     runs.push({ start: match.index, length: match[0].length });
   const byLength = /* @__PURE__ */ new Map();
-  runs.forEach((run3, index) => {
-    const queue = byLength.get(run3.length) ?? { at: [], next: 0 };
+  runs.forEach((run4, index) => {
+    const queue = byLength.get(run4.length) ?? { at: [], next: 0 };
     queue.at.push(index);
-    byLength.set(run3.length, queue);
+    byLength.set(run4.length, queue);
   });
   const pieces = [];
   let textFrom = 0;
@@ -89553,7 +89559,8 @@ var ActionInputs = external_exports.object({
   "sarif-file": external_exports.string().min(1).optional(),
   sandbox: external_exports.enum(SANDBOX_MODES).default("require"),
   engine: external_exports.enum(ENGINE_CHOICES).default("auto"),
-  "pull-request": external_exports.coerce.number().int().positive().optional()
+  "pull-request": external_exports.coerce.number().int().positive().optional(),
+  "image-cache": external_exports.string().min(1).optional()
 }).strict();
 var LlmInputs = external_exports.object(LLM_ENV_FIELDS).superRefine(refineLlmEnv);
 var INPUT_NAMES = Object.keys(ActionInputs.shape);
@@ -89581,6 +89588,7 @@ function loadActionSettings(env) {
     sandbox: inputs.sandbox,
     engine: inputs.engine,
     ...inputs["pull-request"] === void 0 ? {} : { pullRequest: inputs["pull-request"] },
+    ...inputs["image-cache"] === void 0 ? {} : { imageCache: inputs["image-cache"] },
     llm: toLlmSettings(llm.data)
   });
 }
@@ -89594,8 +89602,168 @@ function invalid(issues) {
   return new AppError("CONFIG_INVALID", lines.join("; "));
 }
 
+// apps/action/src/prepare-helper-images.ts
+import { existsSync } from "node:fs";
+import { join as join25 } from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
+
+// apps/action/src/build-helper-images.ts
+import { execFile as execFile4 } from "node:child_process";
+import { mkdir as mkdir12, writeFile as writeFile9 } from "node:fs/promises";
+import { join as join24 } from "node:path";
+import { promisify as promisify4 } from "node:util";
+
+// apps/action/src/helper-images-manifest.ts
+import { open as open2 } from "node:fs/promises";
+import { join as join22 } from "node:path";
+var HELPER_IMAGES = ["localhost/reviewbot/base:latest", "localhost/reviewbot/python:latest", "localhost/reviewbot/node:latest"];
+var IMAGES_ARCHIVE = "reviewbot-images.tar";
+var IMAGES_MANIFEST = "reviewbot-images.json";
+var MANIFEST_MAX_BYTES = 64 * 1024;
+var ImageId = external_exports.string().regex(/^sha256:[0-9a-f]{64}$/, "must be sha256:<64 hex>");
+var ImagesManifest = external_exports.object({ version: external_exports.literal(1), images: external_exports.record(external_exports.enum(HELPER_IMAGES), ImageId) }).strict();
+async function readImagesManifest(cacheDir) {
+  let file2;
+  try {
+    file2 = await open2(join22(cacheDir, IMAGES_MANIFEST), "r");
+  } catch (err) {
+    if (err.code === "ENOENT") return void 0;
+    throw err;
+  }
+  try {
+    const buffer = Buffer.alloc(MANIFEST_MAX_BYTES + 1);
+    const { bytesRead } = await file2.read(buffer, 0, buffer.length, 0);
+    if (bytesRead > MANIFEST_MAX_BYTES) throw new AppError("CONFIG_INVALID", `${IMAGES_MANIFEST} is larger than ${String(MANIFEST_MAX_BYTES)} bytes`);
+    let json2;
+    try {
+      json2 = JSON.parse(buffer.subarray(0, bytesRead).toString("utf8"));
+    } catch {
+      throw new AppError("CONFIG_INVALID", `${IMAGES_MANIFEST} is not JSON`);
+    }
+    return parseOrThrow(ImagesManifest, json2, "CONFIG_INVALID");
+  } finally {
+    await file2.close();
+  }
+}
+
+// apps/action/src/load-helper-images.ts
+import { execFile as execFile3 } from "node:child_process";
+import { join as join23 } from "node:path";
+import { promisify as promisify3 } from "node:util";
+var execFileAsync = promisify3(execFile3);
+async function loadHelperImages(cacheDir, manifest, socket) {
+  const docker = (args) => execFileAsync("docker", ["--host", `unix://${socket}`, ...args], { maxBuffer: 1024 * 1024, encoding: "utf8" }).then((out) => out.stdout);
+  let loaded;
+  try {
+    loaded = await docker(["load", "--input", join23(cacheDir, IMAGES_ARCHIVE)]);
+  } catch (err) {
+    return `docker load of the image cache failed: ${firstLine(err)}`;
+  }
+  const names = loaded.split("\n").flatMap((line2) => /^Loaded image(?: ID)?: (.+)$/.exec(line2.trim())?.[1] ?? []);
+  const foreign = names.filter((name) => !HELPER_IMAGES.includes(name));
+  const shown = foreign.slice(0, 3).map((name) => JSON.stringify(name.slice(0, 100)));
+  if (foreign.length > 0) return `the image cache holds ${String(foreign.length)} image(s) that are not helper images: ${shown.join(", ")}`;
+  for (const image of HELPER_IMAGES) {
+    const id = await docker(["image", "inspect", "--format", "{{.Id}}", image]).then(
+      (out) => out.trim(),
+      () => "(missing)"
+    );
+    if (id !== manifest.images[image]) return `${image} from the image cache is ${id}, its manifest says ${manifest.images[image]}`;
+  }
+  return null;
+}
+function firstLine(err) {
+  const stderr = err.stderr;
+  const text4 = typeof stderr === "string" && stderr.trim() !== "" ? stderr : String(err);
+  return text4.trim().split("\n").at(-1) ?? "";
+}
+
+// apps/action/src/build-helper-images.ts
+var execFileAsync2 = promisify4(execFile4);
+var run3 = (argv2) => execFileAsync2(argv2[0] ?? "", argv2.slice(1), { maxBuffer: 16 * 1024 * 1024, encoding: "utf8" }).then((out) => out.stdout);
+async function rootPrefix() {
+  if (process.getuid?.() === 0) return [];
+  return run3(["sudo", "-n", "true"]).then(
+    () => ["sudo", "-n"],
+    () => void 0
+  );
+}
+async function buildHelperImages(cacheDir, recipesDir, logger) {
+  const root = await rootPrefix();
+  if (root === void 0) return "this runner cannot build them (not root, no passwordless sudo)";
+  const podman2 = [...root, "env", `CONTAINERS_CONF=${join24(recipesDir, "..", "podman", "containers.conf")}`, "podman"];
+  try {
+    const missing = await run3(["sh", "-c", "for t in podman runc debootstrap; do command -v $t >/dev/null || echo $t; done"]);
+    if (missing.trim() !== "") {
+      logger.info({ missing: missing.trim().split("\n") }, "installing what the image build needs");
+      await run3([...root, "apt-get", "update", "-q"]);
+      await run3([...root, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "podman", "runc", "debootstrap"]);
+    }
+    logger.info({}, "building the helper images (infra/images/build.sh)");
+    await run3([...root, join24(recipesDir, "build.sh")]);
+    await mkdir12(cacheDir, { recursive: true });
+    await run3([
+      ...podman2,
+      "save",
+      "--quiet",
+      "--multi-image-archive",
+      "--format",
+      "docker-archive",
+      "--output",
+      join24(cacheDir, IMAGES_ARCHIVE),
+      ...HELPER_IMAGES
+    ]);
+    const ids = await Promise.all(
+      HELPER_IMAGES.map(async (image) => [
+        image,
+        `sha256:${(await run3([...podman2, "image", "inspect", "--format", "{{.Id}}", image])).trim()}`
+      ])
+    );
+    const manifest = ImagesManifest.parse({ version: 1, images: Object.fromEntries(ids) });
+    await writeFile9(join24(cacheDir, IMAGES_MANIFEST), `${JSON.stringify(manifest, null, 2)}
+`);
+    return null;
+  } catch (err) {
+    return `building them failed: ${firstLine(err)}`;
+  }
+}
+
+// apps/action/src/prepare-helper-images.ts
+var RUNNER_DOCKER_SOCKET = "/var/run/docker.sock";
+var RECIPES_DIR = fileURLToPath3(new URL("../infra/images", import.meta.url));
+function runnerDockerSocket(env) {
+  const host = env.DOCKER_HOST;
+  if (host !== void 0 && host.startsWith("unix:///")) return host.slice("unix://".length);
+  return existsSync(RUNNER_DOCKER_SOCKET) ? RUNNER_DOCKER_SOCKET : void 0;
+}
+async function prepareHelperImages(settings, where, logger) {
+  const socket = where.dockerSocket;
+  if (socket === void 0) return { kind: "skipped" };
+  if (settings.sandbox === "off" || settings.engine === "podman" || settings.engine === "bwrap") return { kind: "skipped" };
+  const cacheDir = settings.imageCache ?? join25(where.runnerTemp, "reviewbot-images");
+  try {
+    let manifest = await readImagesManifest(cacheDir);
+    if (manifest === void 0) {
+      const unbuilt = await buildHelperImages(cacheDir, RECIPES_DIR, logger);
+      if (unbuilt !== null) {
+        const reason = `no helper images: the image cache ${cacheDir} holds none and ${unbuilt}; give an image-cache directory restored by actions/cache, or run on a runner with passwordless sudo`;
+        return { kind: "missing", dockerSocket: socket, reason };
+      }
+      manifest = await readImagesManifest(cacheDir);
+    }
+    if (manifest === void 0) return { kind: "refused", reason: "the image build wrote no manifest" };
+    const refused = await loadHelperImages(cacheDir, manifest, socket);
+    if (refused !== null) return { kind: "refused", reason: refused };
+    logger.info({ cacheDir }, "helper images loaded into the runner's Docker");
+    return { kind: "ready", dockerSocket: socket };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return { kind: "refused", reason: `the image cache's manifest is refused: ${err.message}` };
+  }
+}
+
 // apps/action/src/publish/publish-results.ts
-import { appendFile as appendFile2, mkdir as mkdir12, writeFile as writeFile9 } from "node:fs/promises";
+import { appendFile as appendFile2, mkdir as mkdir13, writeFile as writeFile10 } from "node:fs/promises";
 import { dirname as dirname5 } from "node:path";
 
 // packages/github/dist/render-annotations.js
@@ -90136,16 +90304,16 @@ async function attempt2(logger, destination, publish) {
   }
 }
 async function writeNew(path, text4) {
-  await mkdir12(dirname5(path), { recursive: true });
-  await writeFile9(path, text4, "utf8");
+  await mkdir13(dirname5(path), { recursive: true });
+  await writeFile10(path, text4, "utf8");
 }
 
 // apps/action/src/read-event-payload.ts
-import { open as open2 } from "node:fs/promises";
+import { open as open3 } from "node:fs/promises";
 var EVENT_PAYLOAD_MAX_BYTES = 4 * 1024 * 1024;
 async function readEventPayload(path, maxBytes = EVENT_PAYLOAD_MAX_BYTES) {
   if (path === void 0 || path === "") return void 0;
-  const file2 = await open2(path, "r");
+  const file2 = await open3(path, "r");
   try {
     const buffer = Buffer.alloc(maxBytes + 1);
     let length = 0;
@@ -90369,7 +90537,7 @@ function capReviewFindings(helpers, limits) {
 
 // packages/review/dist/pipeline/load-path-rules.js
 import { lstat as lstat5, readdir as readdir6, readFile as readFile10 } from "node:fs/promises";
-import { join as join22 } from "node:path";
+import { join as join26 } from "node:path";
 
 // packages/policy/dist/path-rules.js
 var MAX_RULE_FILES = 20;
@@ -90472,7 +90640,7 @@ function parseJson(value) {
 var RULES_DIR = ".ai/rules";
 var RULE_NAME = /^[\w.-]+\.md$/;
 async function loadPathRules(worktree) {
-  const dir = join22(worktree, RULES_DIR);
+  const dir = join26(worktree, RULES_DIR);
   const info = await lstat5(dir).catch(() => null);
   if (info === null)
     return { rules: [], errors: [] };
@@ -90486,7 +90654,7 @@ async function loadPathRules(worktree) {
   for (const [index, name] of names.entries()) {
     const path = `${RULES_DIR}/${name}`;
     const refuse3 = (reason) => errors.push(configError(RULE_NAME.test(name) ? path : `${RULES_DIR}/${quote(name)}`, `${reason}; left out`));
-    const file2 = await lstat5(join22(dir, name)).catch(() => null);
+    const file2 = await lstat5(join26(dir, name)).catch(() => null);
     if (!RULE_NAME.test(name))
       refuse3("has a name other than letters, digits, . - and _");
     else if (file2 === null || !file2.isFile())
@@ -90499,7 +90667,7 @@ async function loadPathRules(worktree) {
       refuse3(`would bring the rule files past ${MAX_RULES_TOTAL_BYTES} bytes together`);
     else {
       total += file2.size;
-      const text4 = decode3(await readFile10(join22(dir, name)));
+      const text4 = decode3(await readFile10(join26(dir, name)));
       const parsed = text4 === null ? null : parsePathRule(path, text4);
       if (parsed === null)
         refuse3("is not valid UTF-8");
@@ -90847,9 +91015,9 @@ function parseDocument2(text4) {
 
 // packages/review/dist/pipeline/read-trusted-file.js
 import { lstat as lstat6, readFile as readFile11 } from "node:fs/promises";
-import { join as join23 } from "node:path";
+import { join as join27 } from "node:path";
 async function readTrustedFile(checkout, path) {
-  const full = join23(checkout.dir, path);
+  const full = join27(checkout.dir, path);
   const info = await lstat6(full).catch(() => null);
   if (info === null)
     return { kind: "absent" };
@@ -90875,7 +91043,7 @@ async function loadRepoConfig(checkout, operator) {
 
 // packages/review/dist/pipeline/run-context-script.js
 import { lstat as lstat7 } from "node:fs/promises";
-import { join as join25 } from "node:path";
+import { join as join29 } from "node:path";
 
 // packages/review/dist/pipeline/helper-output.js
 var REPORT_OUTPUT = { maxBytes: 64 * 1024, maxLines: 500 };
@@ -90899,14 +91067,14 @@ function reportOutput(result, secrets) {
 }
 
 // packages/review/dist/pipeline/helper-run.js
-function engineArgv(argv2, run3) {
-  return run3.engine.sandboxed ? argv2 : relocateTrustedPaths(argv2, run3.worktree);
+function engineArgv(argv2, run4) {
+  return run4.engine.sandboxed ? argv2 : relocateTrustedPaths(argv2, run4.worktree);
 }
 
 // packages/review/dist/pipeline/missing-program-problem.js
 import { constants as constants3 } from "node:fs";
-import { open as open3 } from "node:fs/promises";
-import { join as join24 } from "node:path";
+import { open as open4 } from "node:fs/promises";
+import { join as join28 } from "node:path";
 
 // packages/review/dist/pipeline/missing-program.js
 var HEAD_LINES = 5;
@@ -90976,8 +91144,8 @@ function advice(program, { image, operator, owner }) {
 async function scriptInterpreter(program, worktree) {
   if (!program.startsWith(`${SANDBOX_WORKTREE}/.ai/`))
     return null;
-  const path = join24(worktree, program.slice(SANDBOX_WORKTREE.length + 1));
-  const file2 = await open3(path, constants3.O_RDONLY | constants3.O_NOFOLLOW).catch(() => null);
+  const path = join28(worktree, program.slice(SANDBOX_WORKTREE.length + 1));
+  const file2 = await open4(path, constants3.O_RDONLY | constants3.O_NOFOLLOW).catch(() => null);
   if (file2 === null)
     return null;
   try {
@@ -90994,27 +91162,27 @@ async function scriptInterpreter(program, worktree) {
 var SCRIPT2 = ".ai/context-script";
 var MAX_SKIP_FILES = 1e4;
 var CONTEXT_TEXT = { maxBytes: 32 * 1024, maxLines: 400 };
-async function runContextScript(run3, pullRequest) {
-  const info = await lstat7(join25(run3.worktree, SCRIPT2)).catch(() => null);
+async function runContextScript(run4, pullRequest) {
+  const info = await lstat7(join29(run4.worktree, SCRIPT2)).catch(() => null);
   if (info === null || !info.isFile() || (info.mode & 73) === 0)
     return null;
   const argv2 = [`${SANDBOX_WORKTREE}/${SCRIPT2}`];
-  const result = await run3.engine.run({
-    argv: engineArgv(argv2, run3),
-    image: run3.image.reference,
-    worktree: run3.worktree,
+  const result = await run4.engine.run({
+    argv: engineArgv(argv2, run4),
+    image: run4.image.reference,
+    worktree: run4.worktree,
     cwd: ".",
     env: buildSandboxEnv({}),
     stdin: JSON.stringify(pullRequest),
-    limits: sandboxLimits(run3.limits),
-    labels: { ...run3.labels, helper: "context-script" },
-    ...run3.signal === void 0 ? {} : { signal: run3.signal }
+    limits: sandboxLimits(run4.limits),
+    labels: { ...run4.labels, helper: "context-script" },
+    ...run4.signal === void 0 ? {} : { signal: run4.signal }
   });
   const { text: text4, skipFiles } = interpret(result.stdout.toString("utf8"));
   const outcome = helperOutcome(result, 0);
-  const error62 = outcome === "failed" ? await missingProgramProblem(result, { ...run3, argv: argv2, owner: "context-script" }) : null;
+  const error62 = outcome === "failed" ? await missingProgramProblem(result, { ...run4, argv: argv2, owner: "context-script" }) : null;
   return {
-    text: sanitiseText(text4, { ...CONTEXT_TEXT, secrets: run3.secrets }).text,
+    text: sanitiseText(text4, { ...CONTEXT_TEXT, secrets: run4.secrets }).text,
     skipFiles: result.exitCode === 0 ? skipFiles : [],
     outcome,
     durationMs: result.durationMs,
@@ -91038,7 +91206,7 @@ function interpret(output2) {
 
 // packages/review/dist/findings/parse-under-budget.js
 import { fork } from "node:child_process";
-import { fileURLToPath as fileURLToPath3 } from "node:url";
+import { fileURLToPath as fileURLToPath4 } from "node:url";
 
 // packages/review/dist/findings/map-path.js
 var UNSAFE2 = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u;
@@ -91269,7 +91437,7 @@ var SKIPPED = [
 ];
 function scanXml(text4) {
   const events = [];
-  const open4 = [];
+  const open5 = [];
   const stop = (problem2) => ({ events, problem: problem2 });
   let position3 = 0;
   for (; ; ) {
@@ -91290,7 +91458,7 @@ function scanXml(text4) {
     const close = CLOSE_TAG.exec(text4);
     if (close !== null) {
       const name = close[1] ?? "";
-      if (open4.pop() !== name)
+      if (open5.pop() !== name)
         return stop(`unexpected </${name}> at offset ${start}`);
       events.push({ type: "close", name });
       position3 = CLOSE_TAG.lastIndex;
@@ -91302,12 +91470,12 @@ function scanXml(text4) {
     events.push({ type: "open", name: tag.name, attributes: tag.attributes });
     if (tag.selfClosing)
       events.push({ type: "close", name: tag.name });
-    else if (open4.push(tag.name) > MAX_XML_DEPTH)
+    else if (open5.push(tag.name) > MAX_XML_DEPTH)
       return stop(`elements nest deeper than ${MAX_XML_DEPTH}`);
     position3 = tag.end;
   }
-  if (open4.length > 0)
-    return stop(`the document ends inside <${open4.at(-1) ?? ""}> (truncated?)`);
+  if (open5.length > 0)
+    return stop(`the document ends inside <${open5.at(-1) ?? ""}> (truncated?)`);
   if (events.length === 0)
     return stop("no XML element found");
   return { events, problem: null };
@@ -91518,10 +91686,10 @@ function readColonLocation(text4) {
 }
 var TSC_LEVELS = ["error", "warning"];
 function readTscLocation(text4) {
-  const open4 = text4.indexOf("(");
-  if (open4 < 1)
+  const open5 = text4.indexOf("(");
+  if (open5 < 1)
     return null;
-  const line2 = digitsAt(text4, open4 + 1);
+  const line2 = digitsAt(text4, open5 + 1);
   if (line2 === null || text4.charAt(line2.end) !== ",")
     return null;
   const column = digitsAt(text4, line2.end + 1);
@@ -91535,7 +91703,7 @@ function readTscLocation(text4) {
   if (code === null || !text4.startsWith(": ", code.end))
     return null;
   return {
-    file: text4.slice(0, open4),
+    file: text4.slice(0, open5),
     line: line2.digits,
     column: column.digits,
     rest: text4.slice(code.end + 2),
@@ -91599,13 +91767,13 @@ function readMessage(rest) {
 function splitTrailingCode(text4) {
   if (!text4.endsWith("]"))
     return null;
-  const open4 = text4.lastIndexOf("[", text4.length - 1);
-  if (open4 < 1 || text4.length - open4 - 2 > MAX_TRAILING_CODE || !/\s/.test(text4.charAt(open4 - 1)))
+  const open5 = text4.lastIndexOf("[", text4.length - 1);
+  if (open5 < 1 || text4.length - open5 - 2 > MAX_TRAILING_CODE || !/\s/.test(text4.charAt(open5 - 1)))
     return null;
-  const code = text4.slice(open4 + 1, -1);
+  const code = text4.slice(open5 + 1, -1);
   if (!/^[a-z][a-z0-9-]*$/.test(code))
     return null;
-  return { text: text4.slice(0, open4).trimEnd(), code };
+  return { text: text4.slice(0, open5).trimEnd(), code };
 }
 
 // packages/review/dist/findings/parse-errorformat.js
@@ -91623,20 +91791,20 @@ function parseErrorformat(output2, context) {
   const collector = createFindingCollector(context);
   const lines = stripByteOrderMark(output2).split("\n");
   let unmatched = 0;
-  let open4 = null;
+  let open5 = null;
   let arrow = readArrowLocation(withoutCr(lines[0] ?? ""));
   for (let index = 0; index < lines.length; index += 1) {
     const line2 = withoutCr(lines[index] ?? "");
     const current = arrow;
     arrow = index + 1 < lines.length ? readArrowLocation(withoutCr(lines[index + 1] ?? "")) : null;
     if (current !== null) {
-      open4 ??= { location: current, message: readArrowHeader(withoutCr(lines[index - 1] ?? "")), line: index + 1, lint: null };
+      open5 ??= { location: current, message: readArrowHeader(withoutCr(lines[index - 1] ?? "")), line: index + 1, lint: null };
     } else if (line2.trim() === "") {
-      if (open4 !== null)
-        addArrowDiagnostic(collector, open4);
-      open4 = null;
-    } else if (open4 !== null) {
-      open4.lint ??= readLintNote(line2);
+      if (open5 !== null)
+        addArrowDiagnostic(collector, open5);
+      open5 = null;
+    } else if (open5 !== null) {
+      open5.lint ??= readLintNote(line2);
     } else {
       const location = arrow === null && !isSnippetLine(line2) ? readLocation(line2) : null;
       if (location === null) {
@@ -91647,8 +91815,8 @@ function parseErrorformat(output2, context) {
       add(collector, location, message, { code: location.code ?? message.code, level: location.level ?? message.level }, index + 1);
     }
   }
-  if (open4 !== null)
-    addArrowDiagnostic(collector, open4);
+  if (open5 !== null)
+    addArrowDiagnostic(collector, open5);
   const outcome = collector.outcome();
   if (outcome.findings.length === 0 && unmatched > 0) {
     return { findings: [], problems: [...outcome.problems, `no line of the output has the form file:line[:col]: message (${unmatched} lines)`] };
@@ -91658,8 +91826,8 @@ function parseErrorformat(output2, context) {
 function withoutCr(line2) {
   return line2.endsWith("\r") ? line2.slice(0, -1) : line2;
 }
-function addArrowDiagnostic(collector, open4) {
-  add(collector, open4.location, open4.message, { code: open4.message.code ?? open4.lint, level: open4.message.level }, open4.line);
+function addArrowDiagnostic(collector, open5) {
+  add(collector, open5.location, open5.message, { code: open5.message.code ?? open5.lint, level: open5.message.level }, open5.line);
 }
 function add(collector, location, message, { code, level }, line2) {
   collector.add({
@@ -91781,7 +91949,7 @@ function parseRuffJson(output2, context) {
 }
 
 // packages/review/dist/findings/sarif-message.js
-function sarifMessageReader(run3) {
+function sarifMessageReader(run4) {
   const compiled = /* @__PURE__ */ new Map();
   return (message, rule) => {
     const text4 = member(message, "text");
@@ -91790,7 +91958,7 @@ function sarifMessageReader(run3) {
     const id = member(message, "id");
     if (typeof id !== "string")
       return void 0;
-    const template = stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run3, "tool", "driver", "globalMessageStrings", id));
+    const template = stringOf(member(rule, "messageStrings", id)) ?? stringOf(member(run4, "tool", "driver", "globalMessageStrings", id));
     if (template === void 0)
       return void 0;
     let pieces = compiled.get(template);
@@ -91860,19 +92028,19 @@ function format(pieces, args) {
 var MAX_BASE_DEPTH = 8;
 var SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 var NO_FILE = { ok: true, path: void 0 };
-function sarifPathResolver(run3) {
+function sarifPathResolver(run4) {
   const bases = /* @__PURE__ */ new Map();
   const paths = /* @__PURE__ */ new Map();
   const baseOf = (baseId) => {
     let base = bases.get(baseId);
     if (base === void 0) {
-      base = resolveBase(run3, baseId);
+      base = resolveBase(run4, baseId);
       bases.set(baseId, base);
     }
     return base;
   };
   return (artifactLocation) => {
-    const location = artifactOf(run3, artifactLocation);
+    const location = artifactOf(run4, artifactLocation);
     const uri = member(location, "uri");
     if (uri === void 0)
       return NO_FILE;
@@ -91887,20 +92055,20 @@ function sarifPathResolver(run3) {
     }
     let path = byUri.get(uri);
     if (path === void 0) {
-      path = join26(key === "" ? NO_FILE : baseOf(key), uri);
+      path = join30(key === "" ? NO_FILE : baseOf(key), uri);
       byUri.set(uri, path);
     }
     return path;
   };
 }
-function artifactOf(run3, artifactLocation) {
+function artifactOf(run4, artifactLocation) {
   const index = member(artifactLocation, "index");
   if (member(artifactLocation, "uri") !== void 0 || typeof index !== "number")
     return artifactLocation;
-  const artifacts = member(run3, "artifacts");
+  const artifacts = member(run4, "artifacts");
   return member(Array.isArray(artifacts) ? artifacts[index] : void 0, "location");
 }
-function join26(base, uri) {
+function join30(base, uri) {
   if (!base.ok)
     return base;
   if (uri.length > MAX_PATH_LENGTH)
@@ -91913,13 +92081,13 @@ function join26(base, uri) {
   const separator = base.path === "" || base.path.endsWith("/") ? "" : "/";
   return { ok: true, path: `${base.path}${separator}${relative}` };
 }
-function resolveBase(run3, baseId) {
+function resolveBase(run4, baseId) {
   const parts = [];
   let id = baseId;
   for (let depth = 0; typeof id === "string"; depth += 1) {
     if (depth >= MAX_BASE_DEPTH)
       return { ok: false, problem: `uriBaseId chain is deeper than ${MAX_BASE_DEPTH}` };
-    const entry = member(run3, "originalUriBaseIds", id);
+    const entry = member(run4, "originalUriBaseIds", id);
     const uri = member(entry, "uri");
     if (typeof uri !== "string")
       break;
@@ -91966,23 +92134,23 @@ var NOT_PROBLEMS = /* @__PURE__ */ new Set(["pass", "notApplicable"]);
 function parseSarif(output2, context) {
   const collector = createFindingCollector(context);
   const log = readJsonArray(output2, collector, "runs", "output is not a SARIF log: `runs` is not an array");
-  log?.items.forEach((run3, runIndex) => {
-    const results = member(run3, "results");
+  log?.items.forEach((run4, runIndex) => {
+    const results = member(run4, "results");
     if (results === void 0 || results === null)
       return;
     if (!Array.isArray(results)) {
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const rules = indexRules(run3);
-    const context2 = { run: run3, rules, paths: sarifPathResolver(run3), messages: sarifMessageReader(run3) };
+    const rules = indexRules(run4);
+    const context2 = { run: run4, rules, paths: sarifPathResolver(run4), messages: sarifMessageReader(run4) };
     results.forEach((result, index) => {
       readResult(collector, context2, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
 }
-function readResult(collector, { run: run3, rules, paths, messages }, result, where) {
+function readResult(collector, { run: run4, rules, paths, messages }, result, where) {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -92005,7 +92173,7 @@ function readResult(collector, { run: run3, rules, paths, messages }, result, wh
     return;
   }
   if (path.path === void 0) {
-    collector.problem(`${where}: ${withoutFile(run3, location)}`);
+    collector.problem(`${where}: ${withoutFile(run4, location)}`);
     return;
   }
   collector.add({
@@ -92023,12 +92191,12 @@ function readResult(collector, { run: run3, rules, paths, messages }, result, wh
     collector.problem(`${where}: level ${shown} is not a SARIF level; reported as a warning`);
   }
 }
-function withoutFile(run3, location) {
+function withoutFile(run4, location) {
   const logical = firstOf(member(location, "logicalLocations"));
   if (logical === void 0)
     return "has no file location; not reported";
   const index = member(logical, "index");
-  const listed = member(run3, "logicalLocations");
+  const listed = member(run4, "logicalLocations");
   const entry = typeof index === "number" && Array.isArray(listed) ? listed[index] : void 0;
   const name = [logical, entry].map(nameOf).find((value) => value !== void 0);
   return `has only a logical location${name === void 0 ? "" : ` ${quote(name, 80)}`}, no file to annotate; not reported`;
@@ -92048,8 +92216,8 @@ function isSuppressed(suppressions) {
 function firstOf(value) {
   return Array.isArray(value) ? value[0] : void 0;
 }
-function indexRules(run3) {
-  const rules = member(run3, "tool", "driver", "rules");
+function indexRules(run4) {
+  const rules = member(run4, "tool", "driver", "rules");
   const list = Array.isArray(rules) ? rules : [];
   const byId = /* @__PURE__ */ new Map();
   for (const rule of list) {
@@ -92135,7 +92303,7 @@ function checkedParseResult(message, request2) {
 var MiB3 = 1024 * 1024;
 var YOUNG_GENERATION_MB = 8;
 var SEMI_SPACE_MB = 2;
-var CHILD_PATH = fileURLToPath3(new URL("./parse-child.js", import.meta.url));
+var CHILD_PATH = fileURLToPath4(new URL("./parse-child.js", import.meta.url));
 var STDERR_KEPT_BYTES = 16 * 1024;
 var OUT_OF_HEAP = "JavaScript heap out of memory";
 var IN_PLACE_BYTES = 64 * 1024;
@@ -92210,10 +92378,10 @@ function outputCap(format2, limits, findings) {
   return DOCUMENT_FORMATS.has(format2) ? Math.max(limits.outputBytes, findings.structuredOutputBytes) : limits.outputBytes;
 }
 var NONE2 = { findings: [], problems: [], error: null };
-async function readHelperFindings(helper, result, run3) {
+async function readHelperFindings(helper, result, run4) {
   if (helper.format === "text" || result.cancelled || result.stdout.length === 0)
     return NONE2;
-  const limits = run3.findings;
+  const limits = run4.findings;
   if (result.outputTruncated && DOCUMENT_FORMATS.has(helper.format)) {
     const cap2 = formatBytes(outputCap(helper.format, helper.limits, limits));
     const error63 = `findings not parsed: the output passed the ${cap2} output cap (findings.structuredOutputBytes), and ${helper.format} is read whole or not at all`;
@@ -92227,10 +92395,10 @@ async function readHelperFindings(helper, result, run3) {
     severity: helper.severity,
     mountPoint: SANDBOX_WORKTREE,
     cwd: helper.cwd,
-    secrets: run3.secrets,
+    secrets: run4.secrets,
     maxFindings: limits.perHelper
   };
-  const parsed = await parseUnderBudget(request2, { timeoutMs: limits.parseSeconds * 1e3, memoryBytes: limits.parseMemoryBytes }, run3.signal);
+  const parsed = await parseUnderBudget(request2, { timeoutMs: limits.parseSeconds * 1e3, memoryBytes: limits.parseMemoryBytes }, run4.signal);
   if (!parsed.ok)
     return { findings: [], problems: [parsed.reason], error: parsed.reason };
   const { findings, problems, dropped } = parsed.value;
@@ -92243,14 +92411,14 @@ async function readHelperFindings(helper, result, run3) {
 // packages/review/dist/pipeline/prepare-deps.js
 var STDERR_EXCERPT = { maxBytes: 2e3, maxLines: 20 };
 var notRun = (reason) => ({ report: { status: "not-run", durationMs: 0 }, problems: [`install hook not run: ${reason}`] });
-async function prepareDeps(helper, run3) {
+async function prepareDeps(helper, run4) {
   if (helper.install === void 0)
     return null;
-  const context = run3.install;
+  const context = run4.install;
   if (context === void 0 || context.mode === "off")
     return notRun("install hooks are disabled by the operator (installHooks: off)");
-  if (!run3.engine.runsInstalls)
-    return notRun(`install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs ${run3.engine.name})`);
+  if (!run4.engine.runsInstalls)
+    return notRun(`install hooks need the container engine, run by a root worker or on a rootful daemon, so that each install's writable mount is a uid's of its own (this worker runs ${run4.engine.name})`);
   const runtime = context.runtime;
   if (runtime === void 0)
     return notRun("this worker has no registry proxy for install hooks");
@@ -92262,7 +92430,7 @@ async function prepareDeps(helper, run3) {
   const key = depsKey({ remote: context.remote, imageId, argv: helper.install.argv });
   let result;
   const entry = await runtime.cache.obtain(key, async (target) => {
-    result = await run3.engine.run({
+    result = await run4.engine.run({
       argv: planned.plan.argv,
       // The id the key holds, not the tag: a tag moved meanwhile must not fill this entry.
       image: imageId,
@@ -92270,12 +92438,12 @@ async function prepareDeps(helper, run3) {
       cwd: ".",
       env: planned.plan.env,
       limits: sandboxLimits(helper.limits),
-      labels: { ...run3.labels, helper: `${helper.name}.install` },
+      labels: { ...run4.labels, helper: `${helper.name}.install` },
       mounts: [
         { source: target, target: DEPS_MOUNT, writable: true },
         { source: runtime.registryDir, target: REGISTRY_MOUNT, writable: false }
       ],
-      ...run3.signal === void 0 ? {} : { signal: run3.signal }
+      ...run4.signal === void 0 ? {} : { signal: run4.signal }
     });
     return succeeded(result);
   });
@@ -92290,7 +92458,7 @@ async function prepareDeps(helper, run3) {
   const problems = [`install hook failed: ${describe5(result)}`];
   if (result !== void 0 && result.stderr.length > 0) {
     const tail = result.stderr.subarray(Math.max(0, result.stderr.length - STDERR_EXCERPT.maxBytes));
-    problems.push(`install hook stderr: ${sanitiseText(tail, { ...STDERR_EXCERPT, secrets: run3.secrets }).text}`);
+    problems.push(`install hook stderr: ${sanitiseText(tail, { ...STDERR_EXCERPT, secrets: run4.secrets }).text}`);
   }
   return { report: { status: "failed", durationMs }, problems, ...result === void 0 ? {} : { failure: result } };
 }
@@ -92317,25 +92485,25 @@ function describe5(result) {
 }
 
 // packages/review/dist/pipeline/run-helper.js
-async function runHelper(helper, run3) {
-  const deps = await prepareDeps(helper, run3);
+async function runHelper(helper, run4) {
+  const deps = await prepareDeps(helper, run4);
   if (deps?.report.status === "failed")
-    return installFailed(helper, deps, run3);
-  const result = await run3.engine.run({
-    argv: engineArgv(helper.command, run3),
+    return installFailed(helper, deps, run4);
+  const result = await run4.engine.run({
+    argv: engineArgv(helper.command, run4),
     image: helper.image.reference,
-    worktree: run3.worktree,
+    worktree: run4.worktree,
     cwd: helper.cwd,
     // PATH, NODE_PATH and PYTHONPATH into the read-only deps: set by us, never by the repository.
     env: deps?.mount === void 0 ? buildSandboxEnv({}) : depsEnv(buildSandboxEnv({})),
-    limits: sandboxLimits({ ...helper.limits, outputBytes: outputCap(helper.format, helper.limits, run3.operator.findings) }),
-    labels: { ...run3.labels, helper: helper.name },
+    limits: sandboxLimits({ ...helper.limits, outputBytes: outputCap(helper.format, helper.limits, run4.operator.findings) }),
+    labels: { ...run4.labels, helper: helper.name },
     ...deps?.mount === void 0 ? {} : { mounts: [deps.mount] },
-    ...run3.signal === void 0 ? {} : { signal: run3.signal }
+    ...run4.signal === void 0 ? {} : { signal: run4.signal }
   });
-  const read = await readHelperFindings(helper, result, { findings: run3.operator.findings, secrets: run3.secrets, signal: run3.signal });
+  const read = await readHelperFindings(helper, result, { findings: run4.operator.findings, secrets: run4.secrets, signal: run4.signal });
   const outcome = helperOutcome(result, read.findings.length);
-  const missing = outcome === "failed" ? await missingProgramProblem(result, { ...run3, argv: helper.command, image: helper.image, owner: "helper" }) : null;
+  const missing = outcome === "failed" ? await missingProgramProblem(result, { ...run4, argv: helper.command, image: helper.image, owner: "helper" }) : null;
   const error62 = missing ?? read.error;
   return {
     name: helper.name,
@@ -92350,20 +92518,20 @@ async function runHelper(helper, run3) {
     oomKilled: result.oomKilled,
     outputTruncated: result.outputTruncated,
     durationMs: result.durationMs,
-    ...reportOutput(result, run3.secrets),
+    ...reportOutput(result, run4.secrets),
     findings: read.findings,
     problems: [...missing === null ? [] : [missing], ...read.problems, ...helper.warnings, ...deps?.problems ?? []],
     ...error62 === null ? {} : { error: error62 },
     install: deps?.report ?? null
   };
 }
-function installFailed(helper, deps, run3) {
+function installFailed(helper, deps, run4) {
   const result = deps.failure;
   const outcome = result === void 0 ? "failed" : helperOutcome(result, 0);
   return {
     name: helper.name,
     image: helper.image.name,
-    engine: result?.engine ?? run3.engine.name,
+    engine: result?.engine ?? run4.engine.name,
     sandboxed: result?.sandboxed ?? true,
     // An install that exited 0 but could not be kept is a failure all the same.
     outcome: outcome === "passed" ? "failed" : outcome,
@@ -92373,7 +92541,7 @@ function installFailed(helper, deps, run3) {
     oomKilled: result?.oomKilled ?? false,
     outputTruncated: result?.outputTruncated ?? false,
     durationMs: deps.report.durationMs,
-    ...result === void 0 ? { stdout: "", stderr: "" } : reportOutput(result, run3.secrets),
+    ...result === void 0 ? { stdout: "", stderr: "" } : reportOutput(result, run4.secrets),
     findings: [],
     problems: [...helper.warnings, ...deps.problems],
     install: deps.report
@@ -92416,7 +92584,7 @@ async function reviewPullRequest(request2, deps) {
     const labels = { jobId: request2.label ?? checkout.id };
     const install = { mode: deps.operator.installHooks, remote: request2.remote, ...deps.installHooks === void 0 ? {} : { runtime: deps.installHooks } };
     const { operator } = deps;
-    const run3 = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...signal === void 0 ? {} : { signal } };
+    const run4 = { engine: deps.engine, worktree: checkout.dir, labels, secrets: deps.secrets, install, operator, ...signal === void 0 ? {} : { signal } };
     const image = { name: operator.defaultImage, reference: operator.images[operator.defaultImage] ?? "" };
     const settingsSkip = request2.automatic === void 0 ? null : automaticReviewSkip(config2.settings, request2.automatic);
     if (settingsSkip !== null)
@@ -92424,7 +92592,7 @@ async function reviewPullRequest(request2, deps) {
     const aiOnly = request2.aiOnly === true;
     const helpersRun = !aiOnly && settingsSkip === null;
     progress({ stage: "context", message: helpersRun ? "running the context script, if the base has one" : "no context script" });
-    const context = !helpersRun ? null : await runContextScript({ ...run3, image, limits: helperCeilings(deps.operator.limits) }, {
+    const context = !helpersRun ? null : await runContextScript({ ...run4, image, limits: helperCeilings(deps.operator.limits) }, {
       base: { ref: request2.base.ref, sha: checkout.baseSha },
       head: { ref: request2.head.ref, sha: checkout.headSha },
       files: checkout.diff.files.map(({ path, previousPath, status }) => ({ path, previousPath, status })),
@@ -92438,7 +92606,7 @@ async function reviewPullRequest(request2, deps) {
     progress({ stage: "helpers", message: `running ${helpersTotal} helper(s) in ${deps.engine.name} sandboxes`, helpersDone, helpersTotal });
     const ran = await runLimited(toRun, deps.operator.limits.concurrency, async (helper) => {
       signal?.throwIfAborted();
-      const report = await runHelper(helper, run3);
+      const report = await runHelper(helper, run4);
       helpersDone += 1;
       progress({ stage: "helpers", message: `${report.name}: ${report.outcome} (${report.durationMs} ms)`, helpersDone, helpersTotal });
       return report;
@@ -92462,7 +92630,7 @@ async function reviewPullRequest(request2, deps) {
         skipRules: config2.settings.aiSkip,
         pathRules: pathRules.rules,
         helpers: config2.helpers,
-        runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run3),
+        runHelper: (helper, args) => runHelper({ ...helper, command: buildHelperArgv(helper, args) }, run4),
         context,
         findings: filtered.kept,
         ...request2.pullRequest === void 0 ? {} : { pullRequest: request2.pullRequest },
@@ -92600,8 +92768,9 @@ async function main() {
     return 0;
   }
   const headSha = event.headSha ?? pull.headSha;
-  const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL }, logger, scrubber);
-  if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: require): ${runtime.refusal}`);
+  const images = await prepareHelperImages(settings, { runnerTemp: runner.RUNNER_TEMP, dockerSocket: runnerDockerSocket(process.env) }, logger);
+  const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL, images }, logger, scrubber);
+  if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: ${settings.sandbox}): ${runtime.refusal}`);
   const ai = inProcessAiReviewer(settings.llm, { scrubber, logger, deadline: started + REVIEW_DEADLINE_MS });
   let exitCode;
   let closed;
@@ -92627,7 +92796,7 @@ async function main() {
       {
         failLevel: settings.failLevel,
         files: {
-          sarif: settings.sarifFile ?? join27(runner.RUNNER_TEMP, "reviewbot.sarif"),
+          sarif: settings.sarifFile ?? join31(runner.RUNNER_TEMP, "reviewbot.sarif"),
           ...runner.GITHUB_STEP_SUMMARY === void 0 ? {} : { stepSummary: runner.GITHUB_STEP_SUMMARY },
           ...runner.GITHUB_OUTPUT === void 0 ? {} : { output: runner.GITHUB_OUTPUT },
           ...settings.report === void 0 ? {} : { report: settings.report }

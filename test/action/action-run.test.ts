@@ -1,12 +1,12 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reply, startModelStandIn, type ModelStandIn } from "@reviewbot/llm/testing/model-stand-in";
 import { runAction, type ActionRun } from "../support/action-runner.js";
-import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
-import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
+import { startActionStand, type ActionStand } from "../support/action-stand.js";
+import type { GitHttpServer } from "../support/git-http-server.js";
+import type { GitHubStandIn } from "../support/github-stand-in.js";
 import type { Upstream } from "../support/git-fixture.js";
 import { calcFinding, createReviewRepo, printingHelper } from "../support/review-repos.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
@@ -32,16 +32,12 @@ let model: ModelStandIn;
 let github: GitHubStandIn;
 let git: GitHttpServer;
 let token = "";
+let stand: ActionStand;
 let runs = 0;
 
 beforeAll(async () => {
   root = await reachableTempDir("action");
   model = await startModelStandIn({ apiKey: KEY });
-  github = await startGitHubStandIn({ appId: 4242, publicKey: generateTestAppKey().publicKey, repositories: { [REPOSITORY]: 9001 } });
-  // A fork PR's GITHUB_TOKEN: read-only.
-  token = `ghs_${randomBytes(18).toString("hex")}`;
-  const permissions = { contents: "read", metadata: "read", pull_requests: "read" };
-  github.state.tokens.set(token, { token, installationId: 77, expiresAt: Date.now() + 3_600_000, repositoryIds: undefined, permissions });
   upstream = createReviewRepo(join(root, "source"), {
     helpers: [printingHelper("trusted", [`src/calc.ts:2: ${TRUSTED}`])],
     fork: (tree) => {
@@ -54,17 +50,9 @@ beforeAll(async () => {
   upstream.git(["update-ref", "refs/pull/9/head", upstream.rev("fork")]);
   // A default branch whose head has no .ai/ at all (the commit before main added it).
   upstream.git(["branch", "noconfig", "main~1"]);
-  // GitHub's git hosting: <server>/octo/widgets.git.
-  await mkdir(join(root, "hosting", "octo"), { recursive: true });
-  execFileSync("git", ["clone", "--quiet", "--mirror", upstream.dir, join(root, "hosting", "octo", "widgets.git")], {
-    env: { ...process.env, HOME: upstream.home },
-  });
-  git = await startGitHttpServer({
-    projectRoot: join(root, "hosting"),
-    username: "x-access-token",
-    token: (password) => github.state.tokens.has(password),
-    home: upstream.home,
-  });
+  // The API, a fork PR's read-only GITHUB_TOKEN, and GitHub's git hosting: <server>/octo/widgets.git.
+  stand = await startActionStand(root, REPOSITORY, upstream);
+  ({ github, git, token } = stand);
   const pull = {
     headSha: upstream.rev("fork"),
     baseSha: upstream.rev("main"),
@@ -91,8 +79,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await (git as GitHttpServer | undefined)?.close();
-  await (github as GitHubStandIn | undefined)?.close();
+  await (stand as ActionStand | undefined)?.close();
   await (model as ModelStandIn | undefined)?.close();
   await rm(root, { recursive: true, force: true });
 });

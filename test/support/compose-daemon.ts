@@ -28,7 +28,7 @@ export interface ComposeDaemon {
 /**
  * Starts a dockerd as the sandbox package runs one (packages/sandbox/src/container/docker-service.ts: an
  * empty config, no default bridge, no iptables rules, IP forwarding and masquerading left as the
- * host has them) on a fresh data root, and loads `images` from root Podman's storage into it.
+ * host has them) on a fresh data root, and loads `images` (if any) from root Podman's storage into it.
  * User-defined bridge networks still work without the default bridge: Compose's networks become
  * `br-*` interfaces with the gateway's address on the host (removed with the networks) and
  * published ports go through docker-proxy. Without iptables Docker does not isolate networks from
@@ -55,7 +55,7 @@ export async function startComposeDaemon(images: readonly string[], socketGid: n
     await chown(socketPath, 0, socketGid);
     await chmod(socketPath, 0o660);
     const pid = Number((await readFile(join(stateDir, "docker.pid"), "utf8")).trim());
-    await run(LOAD_DOCKER, [stateDir, dataRoot, ...images], { maxBuffer: 1024 * 1024 });
+    if (images.length > 0) await run(LOAD_DOCKER, [stateDir, dataRoot, ...images], { maxBuffer: 1024 * 1024 });
     return { socketPath, socketGid, docker: new Dockerode({ socketPath }), pid, dirs, stop };
   } catch (err) {
     await stop();

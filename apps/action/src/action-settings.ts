@@ -35,6 +35,7 @@ const ActionInputs = z
     sandbox: z.enum(SANDBOX_MODES).default("require"),
     engine: z.enum(ENGINE_CHOICES).default("auto"),
     "pull-request": z.coerce.number().int().positive().optional(),
+    "image-cache": z.string().min(1).optional(),
   })
   .strict();
 
@@ -51,6 +52,8 @@ export interface ActionSettings {
   readonly engine: EngineChoiceSetting;
   /** The PR a `workflow_dispatch` run reviews. */
   readonly pullRequest?: number;
+  /** A directory the workflow keeps with actions/cache: the saved helper images (helper-images.ts). */
+  readonly imageCache?: string;
   readonly llm: LlmSettings;
 }
 
@@ -88,6 +91,7 @@ export function loadActionSettings(env: NodeJS.ProcessEnv): ActionSettings {
     sandbox: inputs.sandbox,
     engine: inputs.engine,
     ...(inputs["pull-request"] === undefined ? {} : { pullRequest: inputs["pull-request"] }),
+    ...(inputs["image-cache"] === undefined ? {} : { imageCache: inputs["image-cache"] }),
     llm: toLlmSettings(llm.data),
   });
 }

@@ -7,6 +7,7 @@ import { decideActionEvent } from "./action-event.js";
 import { readActionInput } from "./action-input.js";
 import { openActionRuntime } from "./action-runtime.js";
 import { loadActionSettings } from "./action-settings.js";
+import { prepareHelperImages, runnerDockerSocket } from "./prepare-helper-images.js";
 import { publishResults } from "./publish/publish-results.js";
 import { readEventPayload } from "./read-event-payload.js";
 import { readPullRequest } from "./read-pull-request.js";
@@ -49,8 +50,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const headSha = event.headSha ?? pull.headSha;
-  const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL }, logger, scrubber);
-  if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: require): ${runtime.refusal}`);
+  const images = await prepareHelperImages(settings, { runnerTemp: runner.RUNNER_TEMP, dockerSocket: runnerDockerSocket(process.env) }, logger);
+  const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL, images }, logger, scrubber);
+  if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: ${settings.sandbox}): ${runtime.refusal}`);
   const ai = inProcessAiReviewer(settings.llm, { scrubber, logger, deadline: started + REVIEW_DEADLINE_MS });
   let exitCode: number;
   let closed: boolean;
