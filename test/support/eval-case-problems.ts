@@ -1,17 +1,8 @@
 import { cpSync, existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join, relative } from "node:path";
+import { CaseManifest, type KnownFinding } from "@reviewbot/review/eval/suite-manifest";
 import { gitText } from "./git-env.js";
 
-/** What a case of an eval suite must be (the format `reviewbot eval` reads, docs/eval.md). */
-interface KnownFinding {
-  readonly path: string;
-  readonly startLine: number;
-  readonly endLine: number;
-  readonly side: "RIGHT" | "LEFT";
-}
-
-const CASE_KEYS = new Set(["id", "kind", "title", "body", "source", "known"]);
-const KNOWN_KEYS = ["description", "endLine", "path", "side", "startLine"];
 const CASE_FILES = /^(case\.json|SOURCES\.md|pr\.patch|base\/.+)$/;
 
 /**
@@ -28,18 +19,13 @@ export function evalCaseProblems(caseDir: string, licencesDir: string, work: str
     if (lstatSync(join(caseDir, file)).isSymbolicLink()) problems.push(`${file} is a symbolic link`);
     else if (!CASE_FILES.test(file)) problems.push(`unexpected file ${file}`);
   }
-  const manifest = JSON.parse(readFileSync(join(caseDir, "case.json"), "utf8")) as Record<string, unknown>;
-  const extra = Object.keys(manifest).filter((key) => !CASE_KEYS.has(key));
-  if (extra.length > 0) problems.push(`case.json has unknown keys ${extra.join(", ")}`);
+  // The manifest as `reviewbot eval` reads it (its own schema); what follows is what it cannot check.
+  const parsed = CaseManifest.safeParse(JSON.parse(readFileSync(join(caseDir, "case.json"), "utf8")));
+  if (!parsed.success) return [...problems, `case.json: ${parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`];
+  const manifest = parsed.data;
   if (manifest.id !== id) problems.push("case.json's id is not its directory's name");
-  if (typeof manifest.title !== "string" || manifest.title === "") problems.push("case.json has no title");
-  if (JSON.stringify(manifest.source) !== '{"kind":"tree"}') problems.push("the source is not a tree");
-  const known = Array.isArray(manifest.known) ? (manifest.known as KnownFinding[]) : [];
-  if (!Array.isArray(manifest.known)) problems.push("known is not a list");
-  if (manifest.kind !== (known.length > 0 ? "bug" : "clean")) problems.push("a bug case needs known findings, a clean case none");
-  for (const finding of known) {
-    if (JSON.stringify(Object.keys(finding).sort()) !== JSON.stringify(KNOWN_KEYS)) problems.push(`a known finding's keys are not ${KNOWN_KEYS.join(", ")}`);
-  }
+  if (manifest.source.kind !== "tree") problems.push("the source is not a tree");
+  const known = manifest.known;
   problems.push(...sourcesProblems(readFileSync(join(caseDir, "SOURCES.md"), "utf8"), licencesDir));
 
   // One git process per case keeps the check to seconds: the patch is applied in a plain directory
