@@ -90133,7 +90133,7 @@ function renderReviewComments(report, options) {
   const more = anchored.length - comments.length;
   const body = [
     reviewMarker(options.headSha, options.part),
-    `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` + (more > 0 ? ` (${more} more not shown)` : "") + (repeated > 0 ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated` : "") + "; the `reviewbot` check run lists every finding."
+    `reviewbot left ${comments.length} comment${comments.length === 1 ? "" : "s"} on lines this PR changed` + (more > 0 ? ` (${more} more not shown)` : "") + (repeated > 0 ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated` : "") + `; ${options.everyFinding ?? "the `reviewbot` check run lists every finding"}.`
   ].join("\n");
   return { body, comments, repeated };
 }
@@ -90204,9 +90204,9 @@ async function postedFingerprints(target, author = ACTIONS_BOT_LOGIN) {
 
 // apps/action/src/publish/publish-pr-review.ts
 var PostedReview = external_exports.object({ id: external_exports.int().positive(), html_url: external_exports.string().nullish() });
-async function publishPrReview(target, report) {
+async function publishPrReview(target, report, everyFinding) {
   const posted = await postedFingerprints(target);
-  const rendered = renderReviewComments(report, { headSha: target.headSha, posted, minSeverity: report.minInlineSeverity ?? "notice" });
+  const rendered = renderReviewComments(report, { headSha: target.headSha, posted, minSeverity: report.minInlineSeverity ?? "notice", everyFinding });
   if (rendered === null) return { review: null, comments: 0, repeated: 0 };
   const path = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}/pulls/${target.pullNumber}/reviews`;
   const review = PostedReview.parse(
@@ -90263,7 +90263,8 @@ async function publishResults(report, target, options) {
   const rendered = renderCheckRun({ kind: "completed", report: published }, { headSha: target.headSha });
   const check2 = await attempt2(logger, "check run", () => publishCheckRun(target, rendered));
   destinations.push(check2.ok ? `Check run: ${check2.value.url ?? `#${check2.value.id}`}` : `Check run: not created (${check2.why})`);
-  const review = await attempt2(logger, "pr review", () => publishPrReview(target, published));
+  const everyFinding = check2.ok ? "the `reviewbot` check run lists every finding" : "this workflow run's annotations and step summary list every finding";
+  const review = await attempt2(logger, "pr review", () => publishPrReview(target, published, everyFinding));
   destinations.push(
     review.ok ? `Pull request review: ${review.value.comments} new inline comment(s)` + (review.value.repeated > 0 ? `; ${review.value.repeated} finding(s) an earlier run commented on not repeated` : "") : `Pull request review: not posted (${review.why})`
   );
@@ -92024,6 +92025,60 @@ function format(pieces, args) {
   return out.length > MAX_FINDING_TEXT + 1 ? out.slice(0, MAX_FINDING_TEXT + 1) : out;
 }
 
+// packages/review/dist/findings/sarif-rules.js
+function sarifRuleLookup(run4) {
+  const driver = member(run4, "tool", "driver");
+  const listed = member(run4, "tool", "extensions");
+  const extensions = Array.isArray(listed) ? listed : [];
+  const components = /* @__PURE__ */ new Map();
+  const rulesOf = (component) => {
+    if (component === void 0)
+      return void 0;
+    let rules = components.get(component);
+    if (rules === void 0) {
+      rules = indexRules(component);
+      components.set(component, rules);
+    }
+    return rules;
+  };
+  const named = /* @__PURE__ */ new Map();
+  for (const component of [driver, ...extensions]) {
+    for (const key of [member(component, "guid"), member(component, "name")]) {
+      if (typeof key === "string" && !named.has(key))
+        named.set(key, component);
+    }
+  }
+  return (result) => {
+    const reference = member(result, "rule", "toolComponent");
+    const rules = rulesOf(reference === void 0 ? driver : componentOf(reference, extensions, named));
+    const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
+    const byIndex = typeof index === "number" ? rules?.list[index] : void 0;
+    const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
+    return { id, descriptor: byIndex ?? rules?.byId.get(id) };
+  };
+}
+function componentOf(reference, extensions, named) {
+  const index = member(reference, "index");
+  if (typeof index === "number")
+    return Number.isInteger(index) && index >= 0 ? extensions[index] : void 0;
+  const guid3 = member(reference, "guid");
+  if (typeof guid3 === "string")
+    return named.get(guid3);
+  const name = member(reference, "name");
+  return typeof name === "string" ? named.get(name) : void 0;
+}
+function indexRules(component) {
+  const rules = member(component, "rules");
+  const list = Array.isArray(rules) ? rules : [];
+  const byId = /* @__PURE__ */ new Map();
+  for (const rule of list) {
+    const id = member(rule, "id");
+    if (!byId.has(id))
+      byId.set(id, rule);
+  }
+  return { list, byId };
+}
+
 // packages/review/dist/findings/sarif-uri.js
 var MAX_BASE_DEPTH = 8;
 var SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -92142,8 +92197,7 @@ function parseSarif(output2, context) {
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const rules = indexRules(run4);
-    const context2 = { run: run4, rules, paths: sarifPathResolver(run4), messages: sarifMessageReader(run4) };
+    const context2 = { run: run4, rules: sarifRuleLookup(run4), paths: sarifPathResolver(run4), messages: sarifMessageReader(run4) };
     results.forEach((result, index) => {
       readResult(collector, context2, result, `runs[${runIndex}].results[${index}]`);
     });
@@ -92160,7 +92214,7 @@ function readResult(collector, { run: run4, rules, paths, messages }, result, wh
     return;
   if (isSuppressed(member(result, "suppressions")))
     return;
-  const rule = ruleOf(rules, result);
+  const rule = rules(result);
   const level = member(result, "level") ?? member(rule.descriptor, "defaultConfiguration", "level") ?? "warning";
   const toolLevel = typeof level === "string" ? level : null;
   const known = toolLevel !== null && Object.hasOwn(LEVELS5, toolLevel) ? LEVELS5[toolLevel] : void 0;
@@ -92215,23 +92269,6 @@ function isSuppressed(suppressions) {
 }
 function firstOf(value) {
   return Array.isArray(value) ? value[0] : void 0;
-}
-function indexRules(run4) {
-  const rules = member(run4, "tool", "driver", "rules");
-  const list = Array.isArray(rules) ? rules : [];
-  const byId = /* @__PURE__ */ new Map();
-  for (const rule of list) {
-    const id = member(rule, "id");
-    if (!byId.has(id))
-      byId.set(id, rule);
-  }
-  return { list, byId };
-}
-function ruleOf(rules, result) {
-  const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
-  const byIndex = typeof index === "number" ? rules.list[index] : void 0;
-  const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
-  return { id, descriptor: byIndex ?? rules.byId.get(id) };
 }
 
 // packages/review/dist/findings/parse-findings.js

@@ -20935,6 +20935,60 @@ function format(pieces, args) {
   return out.length > MAX_FINDING_TEXT + 1 ? out.slice(0, MAX_FINDING_TEXT + 1) : out;
 }
 
+// packages/review/dist/findings/sarif-rules.js
+function sarifRuleLookup(run) {
+  const driver = member(run, "tool", "driver");
+  const listed = member(run, "tool", "extensions");
+  const extensions = Array.isArray(listed) ? listed : [];
+  const components = /* @__PURE__ */ new Map();
+  const rulesOf = (component) => {
+    if (component === void 0)
+      return void 0;
+    let rules = components.get(component);
+    if (rules === void 0) {
+      rules = indexRules(component);
+      components.set(component, rules);
+    }
+    return rules;
+  };
+  const named = /* @__PURE__ */ new Map();
+  for (const component of [driver, ...extensions]) {
+    for (const key of [member(component, "guid"), member(component, "name")]) {
+      if (typeof key === "string" && !named.has(key))
+        named.set(key, component);
+    }
+  }
+  return (result) => {
+    const reference = member(result, "rule", "toolComponent");
+    const rules = rulesOf(reference === void 0 ? driver : componentOf(reference, extensions, named));
+    const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
+    const byIndex = typeof index === "number" ? rules?.list[index] : void 0;
+    const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
+    return { id, descriptor: byIndex ?? rules?.byId.get(id) };
+  };
+}
+function componentOf(reference, extensions, named) {
+  const index = member(reference, "index");
+  if (typeof index === "number")
+    return Number.isInteger(index) && index >= 0 ? extensions[index] : void 0;
+  const guid3 = member(reference, "guid");
+  if (typeof guid3 === "string")
+    return named.get(guid3);
+  const name = member(reference, "name");
+  return typeof name === "string" ? named.get(name) : void 0;
+}
+function indexRules(component) {
+  const rules = member(component, "rules");
+  const list = Array.isArray(rules) ? rules : [];
+  const byId = /* @__PURE__ */ new Map();
+  for (const rule of list) {
+    const id = member(rule, "id");
+    if (!byId.has(id))
+      byId.set(id, rule);
+  }
+  return { list, byId };
+}
+
 // packages/review/dist/findings/sarif-uri.js
 var MAX_BASE_DEPTH = 8;
 var SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -21053,8 +21107,7 @@ function parseSarif(output2, context) {
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const rules = indexRules(run);
-    const context2 = { run, rules, paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
+    const context2 = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
     results.forEach((result, index) => {
       readResult(collector, context2, result, `runs[${runIndex}].results[${index}]`);
     });
@@ -21071,7 +21124,7 @@ function readResult(collector, { run, rules, paths, messages }, result, where) {
     return;
   if (isSuppressed(member(result, "suppressions")))
     return;
-  const rule = ruleOf(rules, result);
+  const rule = rules(result);
   const level = member(result, "level") ?? member(rule.descriptor, "defaultConfiguration", "level") ?? "warning";
   const toolLevel = typeof level === "string" ? level : null;
   const known = toolLevel !== null && Object.hasOwn(LEVELS4, toolLevel) ? LEVELS4[toolLevel] : void 0;
@@ -21126,23 +21179,6 @@ function isSuppressed(suppressions) {
 }
 function firstOf(value) {
   return Array.isArray(value) ? value[0] : void 0;
-}
-function indexRules(run) {
-  const rules = member(run, "tool", "driver", "rules");
-  const list = Array.isArray(rules) ? rules : [];
-  const byId = /* @__PURE__ */ new Map();
-  for (const rule of list) {
-    const id = member(rule, "id");
-    if (!byId.has(id))
-      byId.set(id, rule);
-  }
-  return { list, byId };
-}
-function ruleOf(rules, result) {
-  const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
-  const byIndex = typeof index === "number" ? rules.list[index] : void 0;
-  const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
-  return { id, descriptor: byIndex ?? rules.byId.get(id) };
 }
 
 // packages/review/dist/findings/parse-findings.js

@@ -143,6 +143,9 @@ describe("publishResults: where the results go is what the token may do", () => 
     const [review] = standIn.state.reviews.get(`${REPO}#5`) ?? [];
     expect(review).toMatchObject({ event: "COMMENT", commit_id: HEAD_1, user: ACTIONS_BOT });
     expect(review?.comments).toHaveLength(12); // the warning off the diff has no place in a review
+    // No check run here: the review says where every finding is instead (a check run it cannot name).
+    expect(review?.body).toContain("this workflow run's annotations and step summary list every finding");
+    expect(review?.body).not.toContain("check run");
     expect(first.lines).toHaveLength(11); // ten errors and the warning; two errors in the summary
     expect(first.summary).toContain("R11 at 11");
 

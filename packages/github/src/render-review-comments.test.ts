@@ -96,6 +96,15 @@ const fingerprint = (finding: PublishedFinding | PlacedAiFinding): string => {
   return value;
 };
 
+describe("renderReviewComments: where every finding is", () => {
+  it("names the check run by default, and what the caller says otherwise", () => {
+    expect(renderReviewComments(report([finding(12)]), { headSha: SHA })?.body).toMatch(/; the `reviewbot` check run lists every finding\.$/);
+    const elsewhere = renderReviewComments(report([finding(12)]), { headSha: SHA, everyFinding: "the step summary lists every finding" });
+    expect(elsewhere?.body).toMatch(/; the step summary lists every finding\.$/);
+    expect(elsewhere?.body).not.toContain("check run");
+  });
+});
+
 describe("renderReviewComments with the findings of earlier pushes", () => {
   const helperOld = finding(12);
   const helperNew = finding(41);

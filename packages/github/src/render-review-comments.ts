@@ -61,6 +61,8 @@ export function renderReviewComments(
     readonly posted?: ReadonlySet<string>;
     readonly part?: ReviewPart;
     readonly minSeverity?: Severity;
+    /** Where every finding is, closing the review body; the fleet's check run by default. */
+    readonly everyFinding?: string;
   },
 ): RenderedReview | null {
   const max = options.maxComments ?? DEFAULT_MAX_REVIEW_COMMENTS;
@@ -93,7 +95,7 @@ export function renderReviewComments(
       (repeated > 0
         ? `; ${repeated} finding${repeated === 1 ? "" : "s"} already commented on at an earlier push ${repeated === 1 ? "is" : "are"} not repeated`
         : "") +
-      "; the `reviewbot` check run lists every finding.",
+      `; ${options.everyFinding ?? "the `reviewbot` check run lists every finding"}.`,
   ].join("\n");
   return { body, comments, repeated };
 }

@@ -64,7 +64,8 @@ export async function publishResults(
   const rendered = renderCheckRun({ kind: "completed", report: published }, { headSha: target.headSha });
   const check = await attempt(logger, "check run", () => publishCheckRun(target, rendered));
   destinations.push(check.ok ? `Check run: ${check.value.url ?? `#${check.value.id}`}` : `Check run: not created (${check.why})`);
-  const review = await attempt(logger, "pr review", () => publishPrReview(target, published));
+  const everyFinding = check.ok ? "the `reviewbot` check run lists every finding" : "this workflow run's annotations and step summary list every finding";
+  const review = await attempt(logger, "pr review", () => publishPrReview(target, published, everyFinding));
   destinations.push(
     review.ok
       ? `Pull request review: ${review.value.comments} new inline comment(s)` +

@@ -4,6 +4,7 @@ import type { Severity } from "@reviewbot/contracts/severity";
 import type { ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
 import { sarifMessageReader, type SarifMessageReader } from "./sarif-message.js";
+import { sarifRuleLookup, type SarifRuleLookup } from "./sarif-rules.js";
 import { sarifPathResolver, type SarifPathResolver } from "./sarif-uri.js";
 
 // SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
@@ -13,7 +14,8 @@ const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
 
 /**
  * Parses a SARIF 2.1.0 log: each `runs[].results[]` becomes a finding with its `ruleId` (or the
- * id of `rule`/`ruleIndex`), its message (`message.text`, or the rule's or driver's message
+ * id of `rule`/`ruleIndex`, in the driver or the extension `rule.toolComponent` names; see
+ * `sarifRuleLookup`), its message (`message.text`, or the rule's or driver's message
  * string that `message.id` names, with its arguments; see `sarifMessageReader`), and the first
  * location's artifact URI and region.
  * The level is the result's `level`, else the rule's `defaultConfiguration.level`, else
@@ -35,8 +37,7 @@ export function parseSarif(output: string, context: ParseContext): ParseOutcome 
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const rules = indexRules(run);
-    const context = { run, rules, paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
+    const context = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
     results.forEach((result: unknown, index) => {
       readResult(collector, context, result, `runs[${runIndex}].results[${index}]`);
     });
@@ -47,7 +48,7 @@ export function parseSarif(output: string, context: ParseContext): ParseOutcome 
 /** What every result of one run is read with. */
 interface RunContext {
   readonly run: unknown;
-  readonly rules: RuleIndex;
+  readonly rules: SarifRuleLookup;
   readonly paths: SarifPathResolver;
   readonly messages: SarifMessageReader;
 }
@@ -60,7 +61,7 @@ function readResult(collector: FindingCollector, { run, rules, paths, messages }
   const kind = member(result, "kind");
   if (typeof kind === "string" && NOT_PROBLEMS.has(kind)) return;
   if (isSuppressed(member(result, "suppressions"))) return;
-  const rule = ruleOf(rules, result);
+  const rule = rules(result);
   const level = member(result, "level") ?? member(rule.descriptor, "defaultConfiguration", "level") ?? "warning";
   const toolLevel = typeof level === "string" ? level : null;
   const known = toolLevel !== null && Object.hasOwn(LEVELS, toolLevel) ? LEVELS[toolLevel] : undefined;
@@ -123,28 +124,4 @@ function isSuppressed(suppressions: unknown): boolean {
 
 function firstOf(value: unknown): unknown {
   return Array.isArray(value) ? (value[0] as unknown) : undefined;
-}
-
-interface RuleIndex {
-  readonly list: readonly unknown[];
-  readonly byId: ReadonlyMap<unknown, unknown>;
-}
-
-// Built once per run: looking each result's rule up by a scan would be results × rules.
-function indexRules(run: unknown): RuleIndex {
-  const rules = member(run, "tool", "driver", "rules");
-  const list: readonly unknown[] = Array.isArray(rules) ? rules : [];
-  const byId = new Map<unknown, unknown>();
-  for (const rule of list) {
-    const id = member(rule, "id");
-    if (!byId.has(id)) byId.set(id, rule);
-  }
-  return { list, byId };
-}
-
-function ruleOf(rules: RuleIndex, result: unknown): { id: unknown; descriptor: unknown } {
-  const index = member(result, "ruleIndex") ?? member(result, "rule", "index");
-  const byIndex = typeof index === "number" ? rules.list[index] : undefined;
-  const id = member(result, "ruleId") ?? member(result, "rule", "id") ?? member(byIndex, "id");
-  return { id, descriptor: byIndex ?? rules.byId.get(id) };
 }
