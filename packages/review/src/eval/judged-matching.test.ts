@@ -11,10 +11,10 @@ describe("judgedMatching", () => {
   it("judges only window candidates and matches one to one, as many as possible, over the pairs judged the same", async () => {
     const asked: string[] = [];
     // f0 is the same problem as k1 only, f1 as k0 and k1: a greedy f0→k0 would be refused, the maximum is two pairs.
-    const judge: Judge = async (target, subject) => {
+    const judge: Judge = (target, subject) => {
       asked.push(`${subject.title}~${target.description}`);
       const same = subject.title === "f1" || target.description === "k1";
-      return { verdict: same ? "same" : "different", promptHash: "0".repeat(64), answer: "", usage };
+      return Promise.resolve({ verdict: same ? "same" : "different", promptHash: "0".repeat(64), answer: "", usage });
     };
     const result = await judgedMatching([finding(10, "f0"), finding(11, "f1"), finding(90, "far")], [known(10, "k0"), known(12, "k1")], {
       window: 3,
