@@ -21,6 +21,8 @@ export const CliConfig = RuntimeConfig.extend({
   // The AI review starts no model call later than this after the command started (the worker's name and bounds).
   REVIEWBOT_REVIEW_DEADLINE_MS: z.coerce.number().int().min(5_000).max(86_400_000).default(1_200_000),
   ...LLM_ENV_FIELDS,
+  // `eval`'s judge model: same endpoint, key and per-review budget as REVIEWBOT_LLM_MODEL; unset = no judge.
+  REVIEWBOT_EVAL_JUDGE_MODEL: z.string().min(1).max(200).optional(),
 })
   .strict()
   .superRefine((config, ctx) => {

@@ -5,6 +5,7 @@ import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { priceOf } from "@reviewbot/llm/llm-prices";
+import { createModelClient } from "@reviewbot/llm/model-client";
 import type { LlmSettings } from "@reviewbot/llm/llm-settings";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
@@ -18,6 +19,8 @@ import type { InstallHookRuntime } from "@reviewbot/review/pipeline/install-hook
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { SandboxEngine } from "@reviewbot/sandbox/sandbox-spec";
 import { inProcessAiReviewer } from "@reviewbot/review/ai/in-process-ai-reviewer";
+import { localModel } from "@reviewbot/review/ai/local-model";
+import { createJudge } from "@reviewbot/review/eval/judge-pair";
 import type { EvalArgs } from "./eval-command-line.js";
 import { evalConfigHash } from "./eval-config-hash.js";
 
@@ -34,6 +37,8 @@ export interface EvalDependencies {
   readonly gitTimeoutMs: number;
   /** Each review's own deadline for starting model calls, from its start. */
   readonly reviewDeadlineMs: number;
+  /** REVIEWBOT_EVAL_JUDGE_MODEL: asked whether each window candidate is the known problem. */
+  readonly judgeModel?: string;
 }
 
 /**
@@ -46,7 +51,11 @@ export async function evalCommand(args: EvalArgs, deps: EvalDependencies): Promi
   if (!llm.enabled) throw new AppError("USAGE", "eval measures the AI review: set REVIEWBOT_LLM_BASE_URL and REVIEWBOT_LLM_MODEL");
   const before = args.compare === undefined ? undefined : await readResult(args.compare);
   const suite = await readSuite(args.suite);
-  const configHash = await evalConfigHash(llm, args.window);
+  const configHash = await evalConfigHash(llm, args.window, deps.judgeModel ?? null);
+  const { judgeModel } = deps;
+  // The judge goes through the same client and in-memory budget code as the reviewer, with a budget of its own per review.
+  const judgeClient =
+    judgeModel === undefined ? undefined : createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });
   const workDir = await mkdtemp(join(tmpdir(), "reviewbot-eval-"));
   try {
     const home = join(workDir, "home");
@@ -68,6 +77,14 @@ export async function evalCommand(args: EvalArgs, deps: EvalDependencies): Promi
         return report.ai;
       },
       costOf: (ai) => priceOf(ai.usage, llm.model, llm.prices),
+      ...(judgeModel === undefined || judgeClient === undefined
+        ? {}
+        : {
+            judge: {
+              create: () => createJudge(localModel(judgeClient, { ...llm, model: judgeModel }), (text) => deps.scrubber.scrub(text)),
+              costOf: (usage) => priceOf(usage, judgeModel, llm.prices),
+            },
+          }),
       git: {
         cwd: workDir,
         home,

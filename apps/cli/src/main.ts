@@ -90,6 +90,7 @@ async function main(argv: readonly string[]): Promise<number> {
             ...{ cache, engine, operator, logger, llm, scrubber, ...hooks },
             gitTimeoutMs: config.REVIEWBOT_GIT_TIMEOUT_MS,
             reviewDeadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS,
+            ...(config.REVIEWBOT_EVAL_JUDGE_MODEL === undefined ? {} : { judgeModel: config.REVIEWBOT_EVAL_JUDGE_MODEL }),
           })
         : await reviewCommand(command.args, { cache, engine, operator, logger, colour, ...hooks, ...(ai === undefined ? {} : { ai }) });
     // The endpoint holds the key and writes the model's answers: the report is scrubbed of it by value.

@@ -16,6 +16,7 @@ const run = (more: Partial<EvalRun>): EvalRun => ({
   costMicrodollars: 0,
   wallMs: 0,
   status: "done",
+  judgements: [],
   ...more,
 });
 

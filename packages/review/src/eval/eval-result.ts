@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { evalMetrics } from "./eval-metrics.js";
-import type { EvalRun } from "./eval-run.js";
+import { EvalJudgement, type EvalRun } from "./eval-run.js";
 import { evalSpread } from "./eval-spread.js";
 
 const Figure = z.number().nullable();
@@ -40,6 +40,11 @@ export const EvalResult = z.strictObject({
         known: z.int().nonnegative(),
         failed: z.int().nonnegative(),
         spread: z.strictObject({ precision: SpreadSchema, recall: SpreadSchema, f05: SpreadSchema }),
+        /** The judge's verdicts, per repetition (empty without a judge model). */
+        judgements: z
+          .array(EvalJudgement.extend({ repetition: z.int().nonnegative() }))
+          .max(100_000)
+          .default([]),
       }),
     )
     .max(10_000),
@@ -66,6 +71,7 @@ export function buildEvalResult(
       known: mine[0]?.known ?? 0,
       failed: mine.filter((run) => run.status === "failed").length,
       spread: evalSpread(mine),
+      judgements: mine.flatMap((run) => run.judgements.map((judgement) => ({ repetition: run.repetition, ...judgement }))),
     };
   });
   return { ...about, cases, overall: evalMetrics(runs), spread: evalSpread(runs) };

@@ -19,16 +19,10 @@ export interface MatchOptions {
 /** Pairs of (finding index, known index), each finding and each known in at most one pair. */
 export type Matching = readonly (readonly [number, number])[];
 
-/**
- * Matches findings to known findings one to one, as many pairs as possible (a maximum bipartite
- * matching, Kuhn's augmenting paths): a finding may pair with a known on the same side and file
- * (renames followed) whose line range, widened by the window, overlaps the finding's. Two findings
- * on one known: one pairs, the other is a false positive. One finding spanning two knowns: it pairs
- * with one, the other known stays missed unless another finding takes it.
- */
-export function matchFindings(findings: readonly ModelFinding[], known: readonly KnownFinding[], options: MatchOptions): Matching {
+/** Candidate pairs per finding: the known indices on the same side and file (renames followed) whose range, widened by the window, overlaps the finding's. */
+export function windowCandidates(findings: readonly ModelFinding[], known: readonly KnownFinding[], options: MatchOptions): number[][] {
   const headPath = (path: string): string => options.renames.get(path) ?? path;
-  const edges = findings.map((finding) =>
+  return findings.map((finding) =>
     known.flatMap((target, index) =>
       target.side === finding.side &&
       headPath(target.path) === headPath(finding.path) &&
@@ -38,7 +32,21 @@ export function matchFindings(findings: readonly ModelFinding[], known: readonly
         : [],
     ),
   );
-  const ownerOf = new Array<number | undefined>(known.length).fill(undefined);
+}
+
+/**
+ * Matches findings to known findings one to one, as many pairs as possible (a maximum bipartite
+ * matching, Kuhn's augmenting paths) over the window candidates. Two findings on one known: one
+ * pairs, the other is a false positive. One finding spanning two knowns: it pairs with one, the
+ * other known stays missed unless another finding takes it.
+ */
+export function matchFindings(findings: readonly ModelFinding[], known: readonly KnownFinding[], options: MatchOptions): Matching {
+  return maximumMatching(windowCandidates(findings, known, options), known.length);
+}
+
+/** A maximum one-to-one matching over `edges` (per finding, the known indices it may pair with). */
+export function maximumMatching(edges: readonly (readonly number[])[], knownCount: number): Matching {
+  const ownerOf = new Array<number | undefined>(knownCount).fill(undefined);
   const augment = (finding: number, seen: Set<number>): boolean => {
     for (const target of edges[finding] ?? []) {
       if (seen.has(target)) continue;
@@ -51,6 +59,6 @@ export function matchFindings(findings: readonly ModelFinding[], known: readonly
     }
     return false;
   };
-  findings.forEach((_finding, index) => augment(index, new Set()));
+  edges.forEach((_edges, index) => augment(index, new Set()));
   return ownerOf.flatMap((finding, target) => (finding === undefined ? [] : [[finding, target] as const]));
 }
