@@ -25,7 +25,7 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
            [--compare <result.json> [--max-recall-drop 0.05] [--max-precision-drop 0.05]
             [--max-fp-rise 0.1] [--max-cost-rise 0.25]]
              review every case of the suite --repeat times (default 3) with the configured
-             model and score the findings against the known ones (docs/eval.md); with
+             model and score the findings against the known ones (docs/quality.md); with
              --compare, exit 1 when a figure moved past its threshold
 `,
   checkout: `  checkout --repo <path-or-url> --base <ref> --head <ref> [--config-ref <ref>] [--format text|json]
