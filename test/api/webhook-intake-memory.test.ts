@@ -1,4 +1,3 @@
-// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request, type ClientRequest, type OutgoingHttpHeaders } from "node:http";

@@ -1,4 +1,3 @@
-// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { connect } from "node:net";

@@ -1,4 +1,3 @@
-// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { readFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
 import { describe, expect, it } from "vitest";

@@ -1,4 +1,3 @@
-// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";

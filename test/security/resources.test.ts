@@ -1,4 +1,3 @@
-// test-group: alone (it measures time or memory on this host: support/test-groups.ts)
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { randomUUID } from "node:crypto";

@@ -2,8 +2,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /**
- * The integration suites in three groups (package.json's `test:engines`, `test:shared` and
- * `test:integration`): turbo starts the first two together, then the third once both have passed.
+ * The integration suites in two groups that run at the same time (package.json's `test:engines` and
+ * `test:shared`, which turbo starts together):
  *
  * - `engines`: every file that names a container engine (Docker, Podman, Compose, or one of the
  *   engine lists the suites iterate). They share what cannot be shared at once: the one data root of
@@ -12,29 +12,20 @@ import { join, relative } from "node:path";
  * - `shared`: the rest (real Redis, git, processes, bubblewrap, the stand-ins), two files at a time.
  *   Each starts its own Redis on a free port, its own temporary directories and its own processes,
  *   and bubblewrap's sandbox uids are leased host-wide (HostUidPool), so two files do not meet.
- * - `alone`: files that measure time or memory on this host (an event loop's delay, a memory
- *   ceiling, a slow sender's rate), which other files' load would skew. Each says so on a line of
- *   its own, `// test-group: alone`, and they run one at a time with nothing else.
  *
  * A file's group is read from its own text, so a new file lands in the right one without a list to
  * keep; a file that reaches an engine only through a helper must name it (the fleet harness's
  * default engine is bubblewrap).
  */
-export type TestGroup = "engines" | "shared" | "alone";
+export type TestGroup = "engines" | "shared";
 
-const ALONE = /^\/\/ test-group: alone\b/m;
 const NAMES_AN_ENGINE = /docker|podman|compose|_ENGINES\b|useEngine/i;
 
 /** The groups of every `*.test.ts` under `root`, as paths relative to it. */
 export function integrationGroups(root: string): Record<TestGroup, string[]> {
-  const groups: Record<TestGroup, string[]> = { engines: [], shared: [], alone: [] };
-  for (const file of testFiles(root)) groups[groupOf(readFileSync(file, "utf8"))].push(relative(root, file));
+  const groups: Record<TestGroup, string[]> = { engines: [], shared: [] };
+  for (const file of testFiles(root)) groups[NAMES_AN_ENGINE.test(readFileSync(file, "utf8")) ? "engines" : "shared"].push(relative(root, file));
   return groups;
-}
-
-function groupOf(source: string): TestGroup {
-  if (ALONE.test(source)) return "alone";
-  return NAMES_AN_ENGINE.test(source) ? "engines" : "shared";
 }
 
 function testFiles(dir: string): string[] {
