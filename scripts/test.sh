@@ -8,5 +8,4 @@ bash scripts/setup.sh
 # Two at a time on two cores: more only adds contention, which skews the growth-ratio tests
 # (a linear planner measured 6.6 with every package at once, 3.6 alone).
 pnpm turbo run lint typecheck test --output-logs=errors-only --concurrency=2
-# The integration suites in their two groups at once (test/support/test-groups.ts).
-pnpm turbo run test:engines test:shared
+pnpm turbo run test:integration
