@@ -50,7 +50,8 @@ describe("review worker shutdown", () => {
     const worker = await stand.start();
     const signalled = performance.now();
     worker.child.kill("SIGTERM");
-    expect(await worker.exited).toBe(0);
+    // Seen once under load (exit 1): a shutdown step failed; its log line says which.
+    expect(await worker.exited, JSON.stringify(worker.records().slice(-8))).toBe(0);
     expect(performance.now() - signalled).toBeLessThan(5_000);
     expect(worker.records().map((line) => line.msg)).toContain("worker stopped");
   });
