@@ -85343,9 +85343,12 @@ function inProcessAiReviewer(llm, deps) {
   });
 }
 
+// packages/contracts/dist/trusted-associations.js
+var TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"];
+
 // apps/action/src/action-event.ts
 var REVIEW_COMMAND = "/review";
-var COMMAND_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"];
+var COMMAND_ASSOCIATIONS = TRUSTED_ASSOCIATIONS;
 var pullNumber = external_exports.number().int().positive().max(2 ** 31);
 var PullRequestPayload = external_exports.object({
   pull_request: external_exports.object({ number: pullNumber, head: external_exports.object({ sha: external_exports.string().regex(/^[0-9a-f]{40}$/) }) })

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { TRUSTED_ASSOCIATIONS } from "@reviewbot/contracts/trusted-associations";
 
 /** The review command: the first line of a maintainer's comment on a PR, as the fleet takes it. */
 export const REVIEW_COMMAND = "/review";
-/** Who may ask for a review by comment: people with a push-level role (docs/architecture.md, layer 6). */
-const COMMAND_ASSOCIATIONS: readonly string[] = ["OWNER", "MEMBER", "COLLABORATOR"];
+/** Who may ask for a review by comment: people with a push-level role, as in the fleet. */
+const COMMAND_ASSOCIATIONS: readonly string[] = TRUSTED_ASSOCIATIONS;
 
 const pullNumber = z
   .number()

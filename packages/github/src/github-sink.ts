@@ -3,6 +3,7 @@ import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import type { Severity } from "@reviewbot/contracts/severity";
+import { TRUSTED_ASSOCIATIONS } from "@reviewbot/contracts/trusted-associations";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
 import { amendCheckRun } from "./amend-check-run.js";
@@ -37,8 +38,6 @@ export interface GitHubSinkDeps {
   /** The commands, pause and dismissals the PR's summary shows (none until the api wires them). */
   readonly summaryExtras?: SummaryExtrasOf;
 }
-
-const TRUSTED_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
 
 /**
  * The GitHub review sink the api's publisher runs: one `reviewbot` check run per review job on its head SHA

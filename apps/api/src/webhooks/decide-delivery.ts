@@ -3,6 +3,7 @@ import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import type { CommandTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { parsePrCommand, type PrCommandName } from "@reviewbot/contracts/pr-command";
 import { PullLabel, ReviewJob } from "@reviewbot/contracts/review-job";
+import { TRUSTED_ASSOCIATIONS } from "@reviewbot/contracts/trusted-associations";
 import { dismissalReason } from "@reviewbot/github/dismissal-reply";
 import { CheckRunEvent, IssueCommentEvent, PullRequestEvent, ReviewCommentEvent } from "./webhook-payloads.js";
 
@@ -65,7 +66,7 @@ export type CeilingChoice = (typeof CEILING_CHOICES)[number];
 export const PULL_REQUEST_ACTIONS = ["opened", "reopened", "synchronize", "ready_for_review"] as const;
 
 /** The comment authors an operator may trust with the review command; all of them by default. */
-export const COMMAND_ASSOCIATIONS = ["OWNER", "MEMBER", "COLLABORATOR"] as const;
+export const COMMAND_ASSOCIATIONS = TRUSTED_ASSOCIATIONS;
 
 /**
  * The event filter: turns a verified delivery into a review, a resolve task (a PR looked up by
