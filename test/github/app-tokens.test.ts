@@ -134,6 +134,21 @@ describe("mintRepositoryToken", () => {
     expect(await harness.localRedis.command("KEYS", "reviewbot:token-cache:*")).toBe("");
   });
 
+  it.each([
+    ["a body without a token", { expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "read" }, repositories: [{ id: REPOSITORY_ID }] }],
+    [
+      "a token wider than asked",
+      { token: "ghs_wide", expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "write" }, repositories: [{ id: REPOSITORY_ID }] },
+    ],
+    ["a token for every repository", { token: "ghs_all", expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "read" } }],
+  ])("fails closed with GITHUB_API_FAILED on %s", async (_name, body) => {
+    harness.standIn.fail("POST", /\/access_tokens$/, 1, { status: 201, body });
+    const error: unknown = await mintRepositoryToken(harness.process().app, INSTALLATION_ID, REPOSITORY_ID).catch((e: unknown) => e);
+    expect(isAppError(error) && error.code).toBe("GITHUB_API_FAILED");
+    // The control: the same call with GitHub's own answer mints.
+    expect((await mintRepositoryToken(harness.process().app, INSTALLATION_ID, REPOSITORY_ID)).token).toMatch(/^ghs_/);
+  });
+
   it("fails closed with GITHUB_API_FAILED when GitHub refuses", async () => {
     const stranger = harness.process({ privateKey: generateTestAppKey().privateKey });
     const error: unknown = await mintRepositoryToken(stranger.app, INSTALLATION_ID, REPOSITORY_ID).catch((e: unknown) => e);
