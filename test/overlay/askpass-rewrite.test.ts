@@ -51,7 +51,11 @@ describe("the askpass script shared by every process of a cache root", () => {
     const failures: string[] = [];
     try {
       // Rewriting before the first fetch, so that every fetch below races it.
-      await new Promise<void>((resolve) => rewriter.stdout.once("data", () => resolve()));
+      await new Promise<void>((resolve) =>
+        rewriter.stdout.once("data", () => {
+          resolve();
+        }),
+      );
       for (let i = 0; i < CHECKOUTS; i++) {
         const co = await cache
           .checkout({
