@@ -4696,7 +4696,7 @@ var require_polyfills = __commonJS({
       }
       if (platform === "win32") {
         fs.rename = typeof fs.rename !== "function" ? fs.rename : (function(fs$rename) {
-          function rename3(from, to, cb) {
+          function rename4(from, to, cb) {
             var start = Date.now();
             var backoff = 0;
             fs$rename(from, to, function CB(er) {
@@ -4716,8 +4716,8 @@ var require_polyfills = __commonJS({
               if (cb) cb(er);
             });
           }
-          if (Object.setPrototypeOf) Object.setPrototypeOf(rename3, fs$rename);
-          return rename3;
+          if (Object.setPrototypeOf) Object.setPrototypeOf(rename4, fs$rename);
+          return rename4;
         })(fs.rename);
       }
       fs.read = typeof fs.read !== "function" ? fs.read : (function(fs$read) {
@@ -87764,12 +87764,13 @@ async function loadOperatorPolicy(config2) {
 }
 
 // packages/overlay/dist/clone-cache.js
-import { createHash as createHash6, randomUUID as randomUUID3 } from "node:crypto";
-import { chmod as chmod7, mkdir as mkdir9, rm as rm8, utimes, writeFile as writeFile7 } from "node:fs/promises";
+import { createHash as createHash6, randomUUID as randomUUID4 } from "node:crypto";
+import { chmod as chmod7, mkdir as mkdir9, rm as rm9, utimes, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join15 } from "node:path";
 
 // packages/overlay/dist/askpass.js
-import { chmod as chmod5, writeFile as writeFile5 } from "node:fs/promises";
+import { randomUUID as randomUUID3 } from "node:crypto";
+import { chmod as chmod5, rename as rename2, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 var SCRIPT = `#!/bin/sh
 case "$1" in
   Username*) printf '%s\\n' "$REVIEWBOT_GIT_USERNAME" ;;
@@ -87777,8 +87778,15 @@ case "$1" in
 esac
 `;
 async function writeAskpass(path) {
-  await writeFile5(path, SCRIPT, { mode: 448 });
-  await chmod5(path, 448);
+  const temporary = `${path}.${randomUUID3()}.tmp`;
+  try {
+    await writeFile5(temporary, SCRIPT, { mode: 448, flag: "wx" });
+    await chmod5(temporary, 448);
+    await rename2(temporary, path);
+  } catch (err) {
+    await rm6(temporary, { force: true });
+    throw err;
+  }
 }
 function askpassEnvironment(scriptPath, credentials) {
   return {
@@ -87923,7 +87931,7 @@ function parseUrl(remote) {
 }
 
 // packages/overlay/dist/janitor.js
-import { readFile as readFile9, readdir as readdir4, rm as rm6, stat as stat5 } from "node:fs/promises";
+import { readFile as readFile9, readdir as readdir4, rm as rm7, stat as stat5 } from "node:fs/promises";
 import { join as join13 } from "node:path";
 
 // packages/overlay/dist/job-refs.js
@@ -87959,7 +87967,7 @@ async function collectStale(context, options) {
         const unlock = await acquireLock(mirror, options.lockWaitMs);
         await deleteRefs(context, mirror, jobRefPrefix(jobId)).catch(() => void 0).finally(unlock);
       }
-      await rm6(jobDir, { recursive: true, force: true });
+      await rm7(jobDir, { recursive: true, force: true });
       removedJobs.push(jobId);
     } finally {
       await release();
@@ -87978,7 +87986,7 @@ async function collectStale(context, options) {
     try {
       if ((await listRefs(context, mirror, "refs/reviewbot/jobs/")).length > 0)
         continue;
-      await rm6(mirror, { recursive: true, force: true });
+      await rm7(mirror, { recursive: true, force: true });
       removedMirrors.push(entry.name);
     } finally {
       await release();
@@ -88044,14 +88052,14 @@ function account(totals, record2, limits) {
 }
 
 // packages/overlay/dist/trusted-overlay.js
-import { chmod as chmod6, lstat as lstat3, mkdir as mkdir8, realpath as realpath2, rm as rm7, symlink, writeFile as writeFile6 } from "node:fs/promises";
+import { chmod as chmod6, lstat as lstat3, mkdir as mkdir8, realpath as realpath2, rm as rm8, symlink, writeFile as writeFile6 } from "node:fs/promises";
 import { dirname as dirname4, join as join14, posix as posix4 } from "node:path";
 var AI_DIR = ".ai";
 var MAX_AI_FILES = 1e3;
 var MAX_AI_BYTES = 16 * 1024 * 1024;
 async function applyTrustedOverlay(context, gitDir, worktree, commit) {
   const target = join14(worktree, AI_DIR);
-  await rm7(target, { recursive: true, force: true });
+  await rm8(target, { recursive: true, force: true });
   if (commit === null)
     return failedClosed(null, "the trusted commit could not be fetched");
   try {
@@ -88060,7 +88068,7 @@ async function applyTrustedOverlay(context, gitDir, worktree, commit) {
       return { source: "absent", failedClosed: false, commit, files: [], skipped: [] };
     return await writeEntries(context, gitDir, worktree, commit, entries2);
   } catch (err) {
-    await rm7(target, { recursive: true, force: true });
+    await rm8(target, { recursive: true, force: true });
     return failedClosed(commit, err instanceof Error ? err.message : String(err));
   }
 }
@@ -88132,7 +88140,7 @@ async function removeEscapingLinks(aiDir, files) {
       const resolved = await realpath2(path).catch(() => null);
       if (resolved !== null && (resolved === root || resolved.startsWith(`${root}/`)))
         continue;
-      await rm7(path);
+      await rm8(path);
       removed.push(repoPath);
       changed = true;
     }
@@ -88187,7 +88195,7 @@ var CloneCache = class {
     const head = validateRef("head", request2.head);
     const base = validateRef("base", request2.base);
     const config2 = request2.config === void 0 ? void 0 : validateRef("config", request2.config);
-    const id = `${(request2.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID3()}`;
+    const id = `${(request2.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID4()}`;
     const jobDir = this.#path("jobs", id);
     const mirror = this.#path("mirrors", `${createHash6("sha256").update(remote).digest("hex").slice(0, 32)}.git`);
     const refPrefix = jobRefPrefix(id);
@@ -88200,7 +88208,7 @@ var CloneCache = class {
         return;
       released = true;
       await this.#withMirror(mirror, () => deleteRefs(this.#context, mirror, refPrefix)).catch(() => void 0);
-      await rm8(jobDir, { recursive: true, force: true });
+      await rm9(jobDir, { recursive: true, force: true });
       await releaseJob();
     };
     try {
@@ -88271,8 +88279,8 @@ async function openCloneCache(config2, scrubber2, allowedProtocols) {
 import { join as join18 } from "node:path";
 
 // packages/sandbox/dist/install/deps-cache.js
-import { createHash as createHash7, randomUUID as randomUUID4 } from "node:crypto";
-import { lstat as lstat4, mkdir as mkdir10, readdir as readdir5, rename as rename2, rm as rm9, stat as stat6, writeFile as writeFile8 } from "node:fs/promises";
+import { createHash as createHash7, randomUUID as randomUUID5 } from "node:crypto";
+import { lstat as lstat4, mkdir as mkdir10, readdir as readdir5, rename as rename3, rm as rm10, stat as stat6, writeFile as writeFile8 } from "node:fs/promises";
 import { join as join16 } from "node:path";
 var STALE_TMP_MS = 60 * 60 * 1e3;
 var COMPLETE = "complete";
@@ -88304,7 +88312,7 @@ var DepsCache = class {
       if (info === null || now - info.mtimeMs <= STALE_TMP_MS)
         continue;
       await unmountUnder(join16(this.root, name));
-      await rm9(join16(this.root, name), { recursive: true, force: true });
+      await rm10(join16(this.root, name), { recursive: true, force: true });
     }
   }
   /** The completed entry's deps directory, or null. */
@@ -88331,28 +88339,28 @@ var DepsCache = class {
     const cached2 = await this.lookup(key);
     if (cached2 !== null)
       return { dir: cached2, cached: true };
-    const tmp = join16(this.root, `tmp-${randomUUID4()}`);
+    const tmp = join16(this.root, `tmp-${randomUUID5()}`);
     try {
       await mkdir10(join16(tmp, DEPS), { recursive: true, mode: 493 });
       if (!await install(join16(tmp, DEPS)))
         return { dir: null, cached: false };
       await writeFile8(join16(tmp, COMPLETE), `${JSON.stringify({ key, completedAt: (/* @__PURE__ */ new Date()).toISOString() })}
 `, { mode: 420 });
-      await rename2(tmp, join16(this.root, key)).catch(async (err) => {
+      await rename3(tmp, join16(this.root, key)).catch(async (err) => {
         if (await this.lookup(key) === null)
           throw err;
       });
       const dir = await this.lookup(key);
       return { dir, cached: false };
     } finally {
-      await rm9(tmp, { recursive: true, force: true });
+      await rm10(tmp, { recursive: true, force: true });
     }
   }
 };
 
 // packages/sandbox/dist/install/registry-proxy.js
 import { isIP as isIP3 } from "node:net";
-import { chmod as chmod8, copyFile, mkdir as mkdir11, rm as rm10 } from "node:fs/promises";
+import { chmod as chmod8, copyFile, mkdir as mkdir11, rm as rm11 } from "node:fs/promises";
 import { createServer as createServer2 } from "node:http";
 import { join as join17 } from "node:path";
 
@@ -88584,7 +88592,7 @@ var RegistryProxy = class _RegistryProxy {
       for (const file2 of [REGISTRY_FILES.nodeForwarder, REGISTRY_FILES.pythonForwarder, REGISTRY_FILES.caBundle]) {
         await chmod8(join17(options.dir, file2), 420);
       }
-      await rm10(socketPath, { force: true });
+      await rm11(socketPath, { force: true });
     } catch (err) {
       throw new AppError("SANDBOX_UNAVAILABLE", `the registry proxy directory could not be prepared: ${err.message}`, { cause: err });
     }
