@@ -50,9 +50,9 @@ describe("loadApiConfig", () => {
   it("reaches Redis through Sentinels, the Sentinels' password from a file like every secret", () => {
     const dir = mkdtempSync(join(tmpdir(), "api-config-"));
     writeFileSync(join(dir, "sentinel"), "sentinel-pw\n");
-    const { REDIS_URL: _url, ...rest } = local;
     const config = loadApiConfig({
-      ...rest,
+      ...local,
+      REDIS_URL: undefined,
       REDIS_SENTINELS: "10.0.0.1:26379,10.0.0.2",
       REDIS_SENTINEL_NAME: "reviewbot",
       REDIS_USERNAME: "reviewbot-api",
