@@ -57,8 +57,12 @@ export async function deliveryBurst(target: BurstTarget, count: number): Promise
   console.log(
     `burst: ${count} deliveries in ${sendSeconds.toFixed(1)} s (${(count / sendSeconds).toFixed(0)}/s, ${IN_FLIGHT} in flight), statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
   );
-  console.log(`  accept p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms`);
-  console.log(`  Redis: ${held} jobs queued, ${((after - before) / Math.max(1, held) / 1024).toFixed(2)} KiB per queued job (used_memory ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB)`);
+  console.log(
+    `  accept p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms`,
+  );
+  console.log(
+    `  Redis: ${held} jobs queued, ${((after - before) / Math.max(1, held) / 1024).toFixed(2)} KiB per queued job (used_memory ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB)`,
+  );
 
   const drainStarted = performance.now();
   await queue.resume();
@@ -94,15 +98,18 @@ async function usedMemory(redis: Redis): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? Number.NaN);
 }
 
-/** Each accepted job: completed after one attempt, or failed, or gone; and the sink's files. */
-async function reviewedOnce(target: BurstTarget, jobIds: ReadonlySet<string>): Promise<{ once: number; more: number; failed: number; missing: number; files: number }> {
+/** Each accepted job: completed after one attempt (a deferral for a busy installation is no attempt), or failed, or gone; and the sink's files. */
+async function reviewedOnce(
+  target: BurstTarget,
+  jobIds: ReadonlySet<string>,
+): Promise<{ once: number; more: number; failed: number; missing: number; files: number }> {
   const tally = { once: 0, more: 0, failed: 0, missing: 0, files: 0 };
   for (const id of jobIds) {
     const job = await target.queue.getJob(id);
     const state = await job?.getState();
     if (job === undefined || state === undefined) tally.missing += 1;
     else if (state === "failed") tally.failed += 1;
-    else if (job.attemptsMade === 1 && (job.attemptsStarted ?? 1) === 1) tally.once += 1;
+    else if (job.attemptsMade === 1) tally.once += 1;
     else tally.more += 1;
   }
   const pulls = await readdir(join(target.sinkDir, target.repository)).catch(() => []);
