@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { startApp, type AppProcess } from "../support/app-process.js";
 import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
@@ -62,6 +63,8 @@ export interface FleetOptions {
   readonly apiEnv?: Readonly<Record<string, string>>;
   /** The sandbox engine the workers run helpers on (under `require`); bwrap unless given. */
   readonly engine?: FleetEngine;
+  /** REVIEWBOT_REDIS_PREFIX of the api and the workers; Redis's ACL users and the suite's queues follow it. */
+  readonly redisPrefix?: string;
 }
 
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -70,7 +73,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   mkdirSync(gitRoot, { recursive: true });
   mkdirSync(join(root, "redis"), { recursive: true });
   const engine = await openFleetEngine(options.engine ?? "bwrap");
-  const redis = await startLocalRedis({ dataDir: join(root, "redis"), acl: true });
+  const keys = redisKeyspace(options.redisPrefix);
+  const prefixEnv = options.redisPrefix === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: options.redisPrefix };
+  const redis = await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys });
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
   const workersFile = join(root, "workers");
@@ -114,13 +119,14 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     REVIEWBOT_WORKERS_FILE: workersFile,
     REVIEWBOT_DASHBOARD_PASSWORD: DASHBOARD_PASSWORD,
     REVIEWBOT_REVIEW_COMMENTS: "on",
+    ...prefixEnv,
     ...options.apiEnv,
   });
   const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
   const apiUrl = `http://127.0.0.1:${listening.port}`;
   const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
-  const reviews = new Queue(REVIEW_QUEUE, { connection });
-  const tasks = new Queue(GITHUB_QUEUE, { connection });
+  const reviews = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
+  const tasks = new Queue(GITHUB_QUEUE, { connection, prefix: keys.bull });
   const workers: AppProcess[] = [];
   const addWorker = async (env: Readonly<Record<string, string>> = {}): Promise<AppProcess> => {
     const index = workers.length;
@@ -141,6 +147,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       REVIEWBOT_CONCURRENCY: "2",
       REVIEWBOT_LOCK_DURATION_MS: "5000",
       REVIEWBOT_SHUTDOWN_GRACE_MS: "2000",
+      ...prefixEnv,
       ...options.workerEnv,
       ...env,
     });
