@@ -125,6 +125,7 @@ describe("loadApiConfig", () => {
   it.each([
     ["an unknown REVIEWBOT_ name", { ...local, REVIEWBOT_PROT: "80" }, /^REVIEWBOT_PROT: /],
     ["no Redis", { ...local, REDIS_URL: undefined }, /^REDIS_URL: /],
+    ["a key prefix with a glob star", { ...local, REVIEWBOT_REDIS_PREFIX: "{rb}*" }, /^REVIEWBOT_REDIS_PREFIX: /],
     ["a short webhook secret", { ...local, REVIEWBOT_WEBHOOK_SECRET: "short" }, /^REVIEWBOT_WEBHOOK_SECRET: /],
     ["a bad sink", { ...local, REVIEWBOT_SINK: "s3" }, /^REVIEWBOT_SINK: /],
     ["a local sink without a directory", { ...base, REVIEWBOT_SINK: "local" }, /^REVIEWBOT_LOCAL_SINK_DIR: is required when REVIEWBOT_SINK=local/],
