@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 
 /** Pub/sub channel on which the API asks every worker host to cancel a running review. */
-export function cancelChannel(keys: RedisKeyspace): string {
+function cancelChannel(keys: RedisKeyspace): string {
   return `${keys.ours}:cancel`;
 }
 

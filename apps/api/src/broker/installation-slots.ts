@@ -17,8 +17,7 @@ export interface InstallationSlotsOptions {
   readonly retryAfterMs?: number;
 }
 
-/** Every slot held, `<installationId>/<jobId>` scored by its deadline: what the sweeper walks. */
-/** `reviewbot:broker:slots`: api-only, every installation's running jobs (`<installationId>/<jobId>`) by deadline. */
+/** `reviewbot:broker:slots`: every slot held, `<installationId>/<jobId>` scored by its deadline: what the sweeper walks. */
 function indexKey(keys: RedisKeyspace): string {
   return `${keys.ours}:broker:slots`;
 }

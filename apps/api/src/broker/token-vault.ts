@@ -17,11 +17,11 @@ export interface TokenVaultDeps {
   readonly logger: Logger;
 }
 
-/** Jobs holding live tokens, scored by the time their tokens must be dead by. */
-/** `reviewbot:broker:live`: api-only, the jobs holding sealed tokens, by deadline. */
+/** `reviewbot:broker:live`: jobs holding live tokens, scored by the time their tokens must be dead by. */
 function liveKey(keys: RedisKeyspace): string {
   return `${keys.ours}:broker:live`;
 }
+
 /** A revocation GitHub did not confirm is tried again this much later. */
 const RETRY_MS = 30_000;
 
