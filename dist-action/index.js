@@ -2060,7 +2060,7 @@ var require_thread_stream = __commonJS({
     var { version: version3 } = require_package();
     var { EventEmitter } = __require("events");
     var { Worker } = __require("worker_threads");
-    var { join: join32 } = __require("path");
+    var { join: join33 } = __require("path");
     var { pathToFileURL: pathToFileURL2 } = __require("url");
     var { wait } = require_wait();
     var {
@@ -2112,7 +2112,7 @@ var require_thread_stream = __commonJS({
     function createWorker(stream, opts) {
       const { filename, workerData } = opts;
       const bundlerOverrides = "__bundlerPathsOverrides" in globalThis ? globalThis.__bundlerPathsOverrides : {};
-      const toExecute = bundlerOverrides["thread-stream-worker"] || join32(__dirname, "lib", "worker.js");
+      const toExecute = bundlerOverrides["thread-stream-worker"] || join33(__dirname, "lib", "worker.js");
       const worker = new Worker(toExecute, {
         ...opts.workerOpts,
         name: opts.workerOpts?.name || "thread-stream",
@@ -2625,7 +2625,7 @@ var require_transport = __commonJS({
     var { createRequire } = __require("module");
     var { existsSync: existsSync2 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join32, isAbsolute: isAbsolute2, sep } = __require("node:path");
+    var { join: join33, isAbsolute: isAbsolute3, sep } = __require("node:path");
     var { fileURLToPath: fileURLToPath5 } = __require("node:url");
     var sleep5 = require_atomic_sleep();
     var onExit = require_on_exit_leak_free();
@@ -2698,7 +2698,7 @@ var require_transport = __commonJS({
           return false;
         }
       }
-      return isAbsolute2(path) && !existsSync2(path);
+      return isAbsolute3(path) && !existsSync2(path);
     }
     function stripQuotes(value) {
       const first = value[0];
@@ -2780,7 +2780,7 @@ var require_transport = __commonJS({
         throw new Error("only one of target or targets can be specified");
       }
       if (targets) {
-        target = bundlerOverrides["pino-worker"] || join32(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join33(__dirname, "worker.js");
         options.targets = targets.filter((dest) => dest.target).map((dest) => {
           return {
             ...dest,
@@ -2801,7 +2801,7 @@ var require_transport = __commonJS({
         const pipelinesHaveLevel = options.pipelines.some((p) => p.some((t) => t.level != null));
         usesMultistream = options.targets.length + options.pipelines.length > 1 || targetsHaveLevel || pipelinesHaveLevel;
       } else if (pipeline) {
-        target = bundlerOverrides["pino-worker"] || join32(__dirname, "worker.js");
+        target = bundlerOverrides["pino-worker"] || join33(__dirname, "worker.js");
         options.pipelines = [pipeline.map((dest) => {
           return {
             ...dest,
@@ -2824,11 +2824,11 @@ var require_transport = __commonJS({
       return stream;
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
-        if (isAbsolute2(origin) || origin.indexOf("file://") === 0) {
+        if (isAbsolute3(origin) || origin.indexOf("file://") === 0) {
           return origin;
         }
         if (origin === "pino/file") {
-          return join32(__dirname, "..", "file.js");
+          return join33(__dirname, "..", "file.js");
         }
         let fixTarget2;
         for (const filePath2 of callers) {
@@ -3808,7 +3808,7 @@ var require_safe_stable_stringify = __commonJS({
               return circularValue;
             }
             let res = "";
-            let join32 = ",";
+            let join33 = ",";
             const originalIndentation = indentation;
             if (Array.isArray(value)) {
               if (value.length === 0) {
@@ -3822,7 +3822,7 @@ var require_safe_stable_stringify = __commonJS({
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join32 = `,
+                join33 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3830,13 +3830,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join32;
+                res += join33;
               }
               const tmp = stringifyFnReplacer(String(i), value, stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join32}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join33}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3857,7 +3857,7 @@ ${originalIndentation}`;
             let separator = "";
             if (spacer !== "") {
               indentation += spacer;
-              join32 = `,
+              join33 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3871,13 +3871,13 @@ ${indentation}`;
               const tmp = stringifyFnReplacer(key2, value, stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join32;
+                separator = join33;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...":${whitespace}"${getItemCount(removedKeys)} not stringified"`;
-              separator = join32;
+              separator = join33;
             }
             if (spacer !== "" && separator.length > 1) {
               res = `
@@ -3918,7 +3918,7 @@ ${originalIndentation}`;
             }
             const originalIndentation = indentation;
             let res = "";
-            let join32 = ",";
+            let join33 = ",";
             if (Array.isArray(value)) {
               if (value.length === 0) {
                 return "[]";
@@ -3931,7 +3931,7 @@ ${originalIndentation}`;
                 indentation += spacer;
                 res += `
 ${indentation}`;
-                join32 = `,
+                join33 = `,
 ${indentation}`;
               }
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
@@ -3939,13 +3939,13 @@ ${indentation}`;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
                 res += tmp2 !== void 0 ? tmp2 : "null";
-                res += join32;
+                res += join33;
               }
               const tmp = stringifyArrayReplacer(String(i), value[i], stack, replacer, spacer, indentation);
               res += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res += `${join32}"... ${getItemCount(removedKeys)} not stringified"`;
+                res += `${join33}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               if (spacer !== "") {
                 res += `
@@ -3958,7 +3958,7 @@ ${originalIndentation}`;
             let whitespace = "";
             if (spacer !== "") {
               indentation += spacer;
-              join32 = `,
+              join33 = `,
 ${indentation}`;
               whitespace = " ";
             }
@@ -3967,7 +3967,7 @@ ${indentation}`;
               const tmp = stringifyArrayReplacer(key2, value[key2], stack, replacer, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}:${whitespace}${tmp}`;
-                separator = join32;
+                separator = join33;
               }
             }
             if (spacer !== "" && separator.length > 1) {
@@ -4025,20 +4025,20 @@ ${originalIndentation}`;
               indentation += spacer;
               let res2 = `
 ${indentation}`;
-              const join33 = `,
+              const join34 = `,
 ${indentation}`;
               const maximumValuesToStringify = Math.min(value.length, maximumBreadth);
               let i = 0;
               for (; i < maximumValuesToStringify - 1; i++) {
                 const tmp2 = stringifyIndent(String(i), value[i], stack, spacer, indentation);
                 res2 += tmp2 !== void 0 ? tmp2 : "null";
-                res2 += join33;
+                res2 += join34;
               }
               const tmp = stringifyIndent(String(i), value[i], stack, spacer, indentation);
               res2 += tmp !== void 0 ? tmp : "null";
               if (value.length - 1 > maximumBreadth) {
                 const removedKeys = value.length - maximumBreadth - 1;
-                res2 += `${join33}"... ${getItemCount(removedKeys)} not stringified"`;
+                res2 += `${join34}"... ${getItemCount(removedKeys)} not stringified"`;
               }
               res2 += `
 ${originalIndentation}`;
@@ -4054,16 +4054,16 @@ ${originalIndentation}`;
               return '"[Object]"';
             }
             indentation += spacer;
-            const join32 = `,
+            const join33 = `,
 ${indentation}`;
             let res = "";
             let separator = "";
             let maximumPropertiesToStringify = Math.min(keyLength, maximumBreadth);
             if (isTypedArrayWithEntries(value)) {
-              res += stringifyTypedArray(value, join32, maximumBreadth);
+              res += stringifyTypedArray(value, join33, maximumBreadth);
               keys = keys.slice(value.length);
               maximumPropertiesToStringify -= value.length;
-              separator = join32;
+              separator = join33;
             }
             if (deterministic) {
               keys = sort(keys, comparator);
@@ -4074,13 +4074,13 @@ ${indentation}`;
               const tmp = stringifyIndent(key2, value[key2], stack, spacer, indentation);
               if (tmp !== void 0) {
                 res += `${separator}${strEscape(key2)}: ${tmp}`;
-                separator = join32;
+                separator = join33;
               }
             }
             if (keyLength > maximumBreadth) {
               const removedKeys = keyLength - maximumBreadth;
               res += `${separator}"...": "${getItemCount(removedKeys)} not stringified"`;
-              separator = join32;
+              separator = join33;
             }
             if (separator !== "") {
               res = `
@@ -4632,7 +4632,7 @@ var require_pino = __commonJS({
 // node_modules/.pnpm/graceful-fs@4.2.12/node_modules/graceful-fs/polyfills.js
 var require_polyfills = __commonJS({
   "node_modules/.pnpm/graceful-fs@4.2.12/node_modules/graceful-fs/polyfills.js"(exports, module) {
-    var constants4 = __require("constants");
+    var constants5 = __require("constants");
     var origCwd = process.cwd;
     var cwd = null;
     var platform = process.env.GRACEFUL_FS_PLATFORM || process.platform;
@@ -4656,7 +4656,7 @@ var require_polyfills = __commonJS({
     var chdir;
     module.exports = patch;
     function patch(fs) {
-      if (constants4.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
+      if (constants5.hasOwnProperty("O_SYMLINK") && process.version.match(/^v0\.6\.[0-2]|^v0\.5\./)) {
         patchLchmod(fs);
       }
       if (!fs.lutimes) {
@@ -4696,7 +4696,7 @@ var require_polyfills = __commonJS({
       }
       if (platform === "win32") {
         fs.rename = typeof fs.rename !== "function" ? fs.rename : (function(fs$rename) {
-          function rename3(from, to, cb) {
+          function rename4(from, to, cb) {
             var start = Date.now();
             var backoff = 0;
             fs$rename(from, to, function CB(er) {
@@ -4716,8 +4716,8 @@ var require_polyfills = __commonJS({
               if (cb) cb(er);
             });
           }
-          if (Object.setPrototypeOf) Object.setPrototypeOf(rename3, fs$rename);
-          return rename3;
+          if (Object.setPrototypeOf) Object.setPrototypeOf(rename4, fs$rename);
+          return rename4;
         })(fs.rename);
       }
       fs.read = typeof fs.read !== "function" ? fs.read : (function(fs$read) {
@@ -4758,7 +4758,7 @@ var require_polyfills = __commonJS({
         fs2.lchmod = function(path, mode, callback) {
           fs2.open(
             path,
-            constants4.O_WRONLY | constants4.O_SYMLINK,
+            constants5.O_WRONLY | constants5.O_SYMLINK,
             mode,
             function(err, fd) {
               if (err) {
@@ -4774,7 +4774,7 @@ var require_polyfills = __commonJS({
           );
         };
         fs2.lchmodSync = function(path, mode) {
-          var fd = fs2.openSync(path, constants4.O_WRONLY | constants4.O_SYMLINK, mode);
+          var fd = fs2.openSync(path, constants5.O_WRONLY | constants5.O_SYMLINK, mode);
           var threw = true;
           var ret;
           try {
@@ -4794,9 +4794,9 @@ var require_polyfills = __commonJS({
         };
       }
       function patchLutimes(fs2) {
-        if (constants4.hasOwnProperty("O_SYMLINK") && fs2.futimes) {
+        if (constants5.hasOwnProperty("O_SYMLINK") && fs2.futimes) {
           fs2.lutimes = function(path, at, mt, cb) {
-            fs2.open(path, constants4.O_SYMLINK, function(er, fd) {
+            fs2.open(path, constants5.O_SYMLINK, function(er, fd) {
               if (er) {
                 if (cb) cb(er);
                 return;
@@ -4809,7 +4809,7 @@ var require_polyfills = __commonJS({
             });
           };
           fs2.lutimesSync = function(path, at, mt) {
-            var fd = fs2.openSync(path, constants4.O_SYMLINK);
+            var fd = fs2.openSync(path, constants5.O_SYMLINK);
             var ret;
             var threw = true;
             try {
@@ -5298,7 +5298,7 @@ var require_graceful_fs = __commonJS({
       }
       function ReadStream$open() {
         var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
+        open6(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             if (that.autoClose)
               that.destroy();
@@ -5318,7 +5318,7 @@ var require_graceful_fs = __commonJS({
       }
       function WriteStream$open() {
         var that = this;
-        open5(that.path, that.flags, that.mode, function(err, fd) {
+        open6(that.path, that.flags, that.mode, function(err, fd) {
           if (err) {
             that.destroy();
             that.emit("error", err);
@@ -5335,8 +5335,8 @@ var require_graceful_fs = __commonJS({
         return new fs2.WriteStream(path, options);
       }
       var fs$open = fs2.open;
-      fs2.open = open5;
-      function open5(path, flags, mode, cb) {
+      fs2.open = open6;
+      function open6(path, flags, mode, cb) {
         if (typeof mode === "function")
           cb = mode, mode = null;
         return go$open(path, flags, mode, cb);
@@ -6128,12 +6128,12 @@ var require_adapter = __commonJS({
       return newFs;
     }
     function toPromise(method) {
-      return (...args) => new Promise((resolve2, reject) => {
+      return (...args) => new Promise((resolve3, reject) => {
         args.push((err, result) => {
           if (err) {
             reject(err);
           } else {
-            resolve2(result);
+            resolve3(result);
           }
         });
         method(...args);
@@ -12783,7 +12783,7 @@ var require_crypto = __commonJS({
       MAC_INFO,
       bindingAvailable: !!binding,
       init: (() => {
-        return new Promise(async (resolve2, reject) => {
+        return new Promise(async (resolve3, reject) => {
           try {
             POLY1305_WASM_MODULE = await require_poly1305()();
             POLY1305_RESULT_MALLOC = POLY1305_WASM_MODULE._malloc(16);
@@ -12795,7 +12795,7 @@ var require_crypto = __commonJS({
           } catch (ex) {
             return reject(ex);
           }
-          resolve2();
+          resolve3();
         });
       })(),
       NullCipher,
@@ -14053,7 +14053,7 @@ var require_agent = __commonJS({
     "use strict";
     var { Socket } = __require("net");
     var { Duplex } = __require("stream");
-    var { resolve: resolve2 } = __require("path");
+    var { resolve: resolve3 } = __require("path");
     var { readFile: readFile12 } = __require("fs");
     var { execFile: execFile5, spawn: spawn6 } = __require("child_process");
     var { isParsedKey, parseKey } = require_keyParser();
@@ -14189,7 +14189,7 @@ var require_agent = __commonJS({
       const RET_ERR_BINSTDIN = 13;
       const RET_ERR_BINSTDOUT = 14;
       const RET_ERR_BADLEN = 15;
-      const EXEPATH = resolve2(__dirname, "..", "util/pagent.exe");
+      const EXEPATH = resolve3(__dirname, "..", "util/pagent.exe");
       const ERROR = {
         [RET_ERR_BADARGS]: new Error("Invalid pagent.exe arguments"),
         [RET_ERR_UNAVAILABLE]: new Error("Pageant is not running"),
@@ -19335,7 +19335,7 @@ var require_SFTP = __commonJS({
     "use strict";
     var EventEmitter = __require("events");
     var fs = __require("fs");
-    var { constants: constants4 } = fs;
+    var { constants: constants5 } = fs;
     var {
       Readable: ReadableStream,
       Writable: WritableStream
@@ -21190,25 +21190,25 @@ var require_SFTP = __commonJS({
         this.extended = initial && initial.extended;
       }
       isDirectory() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFDIR;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFDIR;
       }
       isFile() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFREG;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFREG;
       }
       isBlockDevice() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFBLK;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFBLK;
       }
       isCharacterDevice() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFCHR;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFCHR;
       }
       isSymbolicLink() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFLNK;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFLNK;
       }
       isFIFO() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFIFO;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFIFO;
       }
       isSocket() {
-        return (this.mode & constants4.S_IFMT) === constants4.S_IFSOCK;
+        return (this.mode & constants5.S_IFMT) === constants5.S_IFSOCK;
       }
     };
     function attrsToBytes(attrs) {
@@ -21511,24 +21511,24 @@ var require_SFTP = __commonJS({
       [RESPONSE.STATUS]: (sftp, payload) => {
         bufferParser.init(payload, 1);
         const reqID = bufferParser.readUInt32BE();
-        const errorCode = bufferParser.readUInt32BE();
+        const errorCode2 = bufferParser.readUInt32BE();
         const errorMsg = bufferParser.readString(true);
         bufferParser.clear();
         if (sftp._debug) {
           const jsonMsg = JSON.stringify(errorMsg);
           sftp._debug(
-            `SFTP: Inbound: Received STATUS (id:${reqID}, ${errorCode}, ${jsonMsg})`
+            `SFTP: Inbound: Received STATUS (id:${reqID}, ${errorCode2}, ${jsonMsg})`
           );
         }
         const req = sftp._requests[reqID];
         delete sftp._requests[reqID];
         if (req && typeof req.cb === "function") {
-          if (errorCode === STATUS_CODE.OK) {
+          if (errorCode2 === STATUS_CODE.OK) {
             req.cb();
             return;
           }
-          const err = new Error(errorMsg || STATUS_CODE_STR[errorCode] || "Unknown status");
-          err.code = errorCode;
+          const err = new Error(errorMsg || STATUS_CODE_STR[errorCode2] || "Unknown status");
+          err.code = errorCode2;
           req.cb(err);
         }
       },
@@ -26603,7 +26603,7 @@ var require_buffer_list = __commonJS({
         }
       }, {
         key: "join",
-        value: function join32(s) {
+        value: function join33(s) {
           if (this.length === 0) return "";
           var p = this.head;
           var ret = "" + p.data;
@@ -27980,14 +27980,14 @@ var require_async_iterator = __commonJS({
       };
     }
     function readAndResolve(iter) {
-      var resolve2 = iter[kLastResolve];
-      if (resolve2 !== null) {
+      var resolve3 = iter[kLastResolve];
+      if (resolve3 !== null) {
         var data = iter[kStream].read();
         if (data !== null) {
           iter[kLastPromise] = null;
           iter[kLastResolve] = null;
           iter[kLastReject] = null;
-          resolve2(createIterResult(data, false));
+          resolve3(createIterResult(data, false));
         }
       }
     }
@@ -27995,13 +27995,13 @@ var require_async_iterator = __commonJS({
       process.nextTick(readAndResolve, iter);
     }
     function wrapForNext(lastPromise, iter) {
-      return function(resolve2, reject) {
+      return function(resolve3, reject) {
         lastPromise.then(function() {
           if (iter[kEnded]) {
-            resolve2(createIterResult(void 0, true));
+            resolve3(createIterResult(void 0, true));
             return;
           }
-          iter[kHandlePromise](resolve2, reject);
+          iter[kHandlePromise](resolve3, reject);
         }, reject);
       };
     }
@@ -28021,12 +28021,12 @@ var require_async_iterator = __commonJS({
           return Promise.resolve(createIterResult(void 0, true));
         }
         if (this[kStream].destroyed) {
-          return new Promise(function(resolve2, reject) {
+          return new Promise(function(resolve3, reject) {
             process.nextTick(function() {
               if (_this[kError]) {
                 reject(_this[kError]);
               } else {
-                resolve2(createIterResult(void 0, true));
+                resolve3(createIterResult(void 0, true));
               }
             });
           });
@@ -28049,13 +28049,13 @@ var require_async_iterator = __commonJS({
       return this;
     }), _defineProperty(_Object$setPrototypeO, "return", function _return() {
       var _this2 = this;
-      return new Promise(function(resolve2, reject) {
+      return new Promise(function(resolve3, reject) {
         _this2[kStream].destroy(null, function(err) {
           if (err) {
             reject(err);
             return;
           }
-          resolve2(createIterResult(void 0, true));
+          resolve3(createIterResult(void 0, true));
         });
       });
     }), _Object$setPrototypeO), AsyncIteratorPrototype);
@@ -28077,15 +28077,15 @@ var require_async_iterator = __commonJS({
         value: stream._readableState.endEmitted,
         writable: true
       }), _defineProperty(_Object$create, kHandlePromise, {
-        value: function value(resolve2, reject) {
+        value: function value(resolve3, reject) {
           var data = iterator[kStream].read();
           if (data) {
             iterator[kLastPromise] = null;
             iterator[kLastResolve] = null;
             iterator[kLastReject] = null;
-            resolve2(createIterResult(data, false));
+            resolve3(createIterResult(data, false));
           } else {
-            iterator[kLastResolve] = resolve2;
+            iterator[kLastResolve] = resolve3;
             iterator[kLastReject] = reject;
           }
         },
@@ -28104,12 +28104,12 @@ var require_async_iterator = __commonJS({
           iterator[kError] = err;
           return;
         }
-        var resolve2 = iterator[kLastResolve];
-        if (resolve2 !== null) {
+        var resolve3 = iterator[kLastResolve];
+        if (resolve3 !== null) {
           iterator[kLastPromise] = null;
           iterator[kLastResolve] = null;
           iterator[kLastReject] = null;
-          resolve2(createIterResult(void 0, true));
+          resolve3(createIterResult(void 0, true));
         }
         iterator[kEnded] = true;
       });
@@ -28124,7 +28124,7 @@ var require_async_iterator = __commonJS({
 var require_from = __commonJS({
   "node_modules/.pnpm/readable-stream@3.6.2/node_modules/readable-stream/lib/internal/streams/from.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve2, reject, _next, _throw, key, arg) {
+    function asyncGeneratorStep(gen, resolve3, reject, _next, _throw, key, arg) {
       try {
         var info = gen[key](arg);
         var value = info.value;
@@ -28133,7 +28133,7 @@ var require_from = __commonJS({
         return;
       }
       if (info.done) {
-        resolve2(value);
+        resolve3(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -28141,13 +28141,13 @@ var require_from = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve2, reject) {
+        return new Promise(function(resolve3, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve2, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve3, reject, _next, _throw, "next", value);
           }
           function _throw(err) {
-            asyncGeneratorStep(gen, resolve2, reject, _next, _throw, "throw", err);
+            asyncGeneratorStep(gen, resolve3, reject, _next, _throw, "throw", err);
           }
           _next(void 0);
         });
@@ -29992,11 +29992,11 @@ var require_modem = __commonJS({
       return opts;
     };
     var findDefaultUnixSocket = function() {
-      return new Promise(function(resolve2) {
+      return new Promise(function(resolve3) {
         var userDockerSocket = path.join(os.homedir(), ".docker", "run", "docker.sock");
         fs.access(userDockerSocket, function(err) {
-          if (err) resolve2("/var/run/docker.sock");
-          else resolve2(userDockerSocket);
+          if (err) resolve3("/var/run/docker.sock");
+          else resolve3(userDockerSocket);
         });
       });
     };
@@ -31741,7 +31741,7 @@ var require_end_of_stream2 = __commonJS({
 // node_modules/.pnpm/tar-stream@2.2.0/node_modules/tar-stream/pack.js
 var require_pack = __commonJS({
   "node_modules/.pnpm/tar-stream@2.2.0/node_modules/tar-stream/pack.js"(exports, module) {
-    var constants4 = require_fs_constants();
+    var constants5 = require_fs_constants();
     var eos = require_end_of_stream2();
     var inherits = require_inherits();
     var alloc = Buffer.alloc;
@@ -31759,16 +31759,16 @@ var require_pack = __commonJS({
       if (size) self2.push(END_OF_TAR.slice(0, 512 - size));
     };
     function modeToType(mode) {
-      switch (mode & constants4.S_IFMT) {
-        case constants4.S_IFBLK:
+      switch (mode & constants5.S_IFMT) {
+        case constants5.S_IFBLK:
           return "block-device";
-        case constants4.S_IFCHR:
+        case constants5.S_IFCHR:
           return "character-device";
-        case constants4.S_IFDIR:
+        case constants5.S_IFDIR:
           return "directory";
-        case constants4.S_IFIFO:
+        case constants5.S_IFIFO:
           return "fifo";
-        case constants4.S_IFLNK:
+        case constants5.S_IFLNK:
           return "symlink";
       }
       return "file";
@@ -32561,12 +32561,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32591,12 +32591,12 @@ var require_exec = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32620,12 +32620,12 @@ var require_exec = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32690,12 +32690,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32720,12 +32720,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32751,12 +32751,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32780,12 +32780,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32808,12 +32808,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32837,12 +32837,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32868,12 +32868,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32901,12 +32901,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32930,12 +32930,12 @@ var require_container = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32962,12 +32962,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -32992,12 +32992,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33023,12 +33023,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33055,12 +33055,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(new Exec(self2.modem, data.Id));
+            resolve3(new Exec(self2.modem, data.Id));
           });
         });
       } else {
@@ -33088,12 +33088,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33120,12 +33120,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33151,12 +33151,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33182,12 +33182,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33212,12 +33212,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33244,12 +33244,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, stream) {
             if (err) {
               return reject(err);
             }
-            resolve2(stream);
+            resolve3(stream);
           });
         });
       } else {
@@ -33274,12 +33274,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33306,12 +33306,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33337,12 +33337,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33368,12 +33368,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33399,12 +33399,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33431,12 +33431,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33461,12 +33461,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33495,12 +33495,12 @@ var require_container = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33538,12 +33538,12 @@ var require_image = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33567,12 +33567,12 @@ var require_image = __commonJS({
         authconfig: args.opts ? args.opts.authconfig : void 0
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(fopts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33594,12 +33594,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33621,12 +33621,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33658,12 +33658,12 @@ var require_image = __commonJS({
       };
       delete optsf.options.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33690,12 +33690,12 @@ var require_image = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33720,12 +33720,12 @@ var require_image = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33763,12 +33763,12 @@ var require_volume = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33793,12 +33793,12 @@ var require_volume = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33836,12 +33836,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33867,12 +33867,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33897,12 +33897,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33927,12 +33927,12 @@ var require_network = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33970,12 +33970,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -33999,12 +33999,12 @@ var require_service = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34039,12 +34039,12 @@ var require_service = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34070,12 +34070,12 @@ var require_service = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34114,12 +34114,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34143,12 +34143,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34174,12 +34174,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34211,12 +34211,12 @@ var require_plugin = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34239,12 +34239,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34267,12 +34267,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34296,12 +34296,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34326,12 +34326,12 @@ var require_plugin = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34361,12 +34361,12 @@ var require_plugin = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34405,12 +34405,12 @@ var require_secret = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34436,12 +34436,12 @@ var require_secret = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34466,12 +34466,12 @@ var require_secret = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34510,12 +34510,12 @@ var require_config = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34540,12 +34540,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34571,12 +34571,12 @@ var require_config = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34617,12 +34617,12 @@ var require_task = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34649,12 +34649,12 @@ var require_task = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34692,12 +34692,12 @@ var require_node3 = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34724,12 +34724,12 @@ var require_node3 = __commonJS({
         options: opts
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -34753,12 +34753,12 @@ var require_node3 = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -35328,7 +35328,7 @@ var require_call_credentials = __commonJS({
           if (isCurrentOauth2Client(googleCredentials)) {
             getHeaders = googleCredentials.getRequestHeaders(options.service_url);
           } else {
-            getHeaders = new Promise((resolve2, reject) => {
+            getHeaders = new Promise((resolve3, reject) => {
               googleCredentials.getRequestMetadata(options.service_url, (err, headers) => {
                 if (err) {
                   reject(err);
@@ -35338,7 +35338,7 @@ var require_call_credentials = __commonJS({
                   reject(new Error("Headers not set by metadata plugin"));
                   return;
                 }
-                resolve2(headers);
+                resolve3(headers);
               });
             });
           }
@@ -35394,10 +35394,10 @@ var require_call_credentials = __commonJS({
         this.metadataGenerator = metadataGenerator;
       }
       generateMetadata(options) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           this.metadataGenerator(options, (err, metadata) => {
             if (metadata !== void 0) {
-              resolve2(metadata);
+              resolve3(metadata);
             } else {
               reject(err);
             }
@@ -35782,14 +35782,14 @@ var require_channel_credentials = __commonJS({
       }
       connect(socket) {
         const tlsConnectOptions = Object.assign({ socket }, this.connectionOptions);
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           const tlsSocket = (0, tls_1.connect)(tlsConnectOptions, () => {
             var _a3;
             if (((_a3 = this.connectionOptions.rejectUnauthorized) !== null && _a3 !== void 0 ? _a3 : true) && !tlsSocket.authorized) {
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve2({
+            resolve3({
               socket: tlsSocket,
               secure: true
             });
@@ -35908,8 +35908,8 @@ var require_channel_credentials = __commonJS({
         if (this.hasReceivedUpdates()) {
           return Promise.resolve(this.getLatestSecureContext());
         } else {
-          return new Promise((resolve2) => {
-            this.secureContextWatchers.push(resolve2);
+          return new Promise((resolve3) => {
+            this.secureContextWatchers.push(resolve3);
           });
         }
       }
@@ -35942,7 +35942,7 @@ var require_channel_credentials = __commonJS({
         this.callCredentials = callCredentials;
       }
       connect(socket) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           const secureContext = this.parent.getLatestSecureContext();
           if (!secureContext) {
             reject(new Error("Failed to load credentials"));
@@ -35967,7 +35967,7 @@ var require_channel_credentials = __commonJS({
               reject(tlsSocket.authorizationError);
               return;
             }
-            resolve2({
+            resolve3({
               socket: tlsSocket,
               secure: true
             });
@@ -39561,7 +39561,7 @@ var require_aspromise = __commonJS({
       var params = new Array(arguments.length - 1), offset = 0, index = 2, pending = true;
       while (index < arguments.length)
         params[offset++] = arguments[index++];
-      return new Promise(function executor(resolve2, reject) {
+      return new Promise(function executor(resolve3, reject) {
         params[offset] = function callback(err) {
           if (pending) {
             pending = false;
@@ -39571,7 +39571,7 @@ var require_aspromise = __commonJS({
               var params2 = new Array(arguments.length - 1), offset2 = 0;
               while (offset2 < params2.length)
                 params2[offset2++] = arguments[offset2];
-              resolve2.apply(null, params2);
+              resolve3.apply(null, params2);
             }
           }
         };
@@ -42094,13 +42094,13 @@ var require_path = __commonJS({
   "node_modules/.pnpm/@protobufjs+path@1.1.2/node_modules/@protobufjs/path/index.js"(exports) {
     "use strict";
     var path = exports;
-    var isAbsolute2 = (
+    var isAbsolute3 = (
       /**
        * Tests if the specified path is absolute.
        * @param {string} path Path to test
        * @returns {boolean} `true` if path is absolute
        */
-      path.isAbsolute = function isAbsolute3(path2) {
+      path.isAbsolute = function isAbsolute4(path2) {
         return /^(?:\/|\w+:)/.test(path2);
       }
     );
@@ -42112,7 +42112,7 @@ var require_path = __commonJS({
        */
       path.normalize = function normalize2(path2) {
         path2 = path2.replace(/\\/g, "/").replace(/\/{2,}/g, "/");
-        var parts = path2.split("/"), absolute = isAbsolute2(path2), prefix = "";
+        var parts = path2.split("/"), absolute = isAbsolute3(path2), prefix = "";
         if (absolute)
           prefix = parts.shift() + "/";
         for (var i = 0; i < parts.length; ) {
@@ -42131,10 +42131,10 @@ var require_path = __commonJS({
         return prefix + parts.join("/");
       }
     );
-    path.resolve = function resolve2(originPath, includePath, alreadyNormalized) {
+    path.resolve = function resolve3(originPath, includePath, alreadyNormalized) {
       if (!alreadyNormalized)
         includePath = normalize(includePath);
-      if (isAbsolute2(includePath))
+      if (isAbsolute3(includePath))
         return includePath;
       if (!alreadyNormalized)
         originPath = normalize(originPath);
@@ -42488,7 +42488,7 @@ var require_mapfield = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    MapField.prototype.resolve = function resolve2() {
+    MapField.prototype.resolve = function resolve3() {
       if (this.resolved)
         return this;
       if (types.mapKey[this.keyType] === void 0)
@@ -42565,7 +42565,7 @@ var require_method = __commonJS({
         this.parsedOptions
       ]);
     };
-    Method.prototype.resolve = function resolve2() {
+    Method.prototype.resolve = function resolve3() {
       if (this.resolved)
         return this;
       this.resolvedRequestType = this.parent.lookupType(this.requestType);
@@ -44183,7 +44183,7 @@ var require_field = __commonJS({
         keepComments ? this.comment : void 0
       ]);
     };
-    Field.prototype.resolve = function resolve2() {
+    Field.prototype.resolve = function resolve3() {
       if (this.resolved)
         return this;
       if ((this.typeDefault = types.defaults[this.type]) === void 0) {
@@ -44456,7 +44456,7 @@ var require_object = __commonJS({
       this.parent = null;
       this.resolved = false;
     };
-    ReflectionObject.prototype.resolve = function resolve2() {
+    ReflectionObject.prototype.resolve = function resolve3() {
       if (this.resolved)
         return this;
       if (this.root instanceof Root)
@@ -49428,18 +49428,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           zlib.deflate(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve2(output2);
+              resolve3(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createInflate();
@@ -49461,7 +49461,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve2(Buffer.concat(messageParts));
+            resolve3(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -49474,18 +49474,18 @@ var require_compression_filter = __commonJS({
         this.maxRecvMessageLength = maxRecvMessageLength;
       }
       compressMessage(message) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           zlib.gzip(message, (err, output2) => {
             if (err) {
               reject(err);
             } else {
-              resolve2(output2);
+              resolve3(output2);
             }
           });
         });
       }
       decompressMessage(message) {
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           let totalLength = 0;
           const messageParts = [];
           const decompresser = zlib.createGunzip();
@@ -49507,7 +49507,7 @@ var require_compression_filter = __commonJS({
             }
           });
           decompresser.on("end", () => {
-            resolve2(Buffer.concat(messageParts));
+            resolve3(Buffer.concat(messageParts));
           });
           decompresser.write(message);
           decompresser.end();
@@ -50857,7 +50857,7 @@ var require_http_proxy = __commonJS({
       options.headers = headers;
       const proxyAddressString = (0, subchannel_address_1.subchannelAddressToString)(address);
       trace("Using proxy " + proxyAddressString + " to connect to " + options.path);
-      return new Promise((resolve2, reject) => {
+      return new Promise((resolve3, reject) => {
         const request2 = http.request(options);
         request2.once("connect", (res, socket, head) => {
           request2.removeAllListeners();
@@ -50868,7 +50868,7 @@ var require_http_proxy = __commonJS({
               socket.unshift(head);
             }
             trace("Successfully established a plaintext connection to " + options.path + " through proxy " + proxyAddressString);
-            resolve2(socket);
+            resolve3(socket);
           } else {
             (0, logging_1.log)(constants_1.LogVerbosity.ERROR, "Failed to connect to " + options.path + " through proxy " + proxyAddressString + " with status " + res.statusCode);
             reject();
@@ -51495,13 +51495,13 @@ var require_transport2 = __commonJS({
           this.trace("session closed");
           this.handleDisconnect();
         });
-        session.once("goaway", (errorCode, lastStreamID, opaqueData) => {
+        session.once("goaway", (errorCode2, lastStreamID, opaqueData) => {
           let tooManyPings = false;
-          if (errorCode === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM && opaqueData && opaqueData.equals(tooManyPingsData)) {
+          if (errorCode2 === http2.constants.NGHTTP2_ENHANCE_YOUR_CALM && opaqueData && opaqueData.equals(tooManyPingsData)) {
             tooManyPings = true;
           }
           if (this.traceEnabled) {
-            this.trace("connection closed by GOAWAY with code " + errorCode + " and data " + (opaqueData === null || opaqueData === void 0 ? void 0 : opaqueData.toString()));
+            this.trace("connection closed by GOAWAY with code " + errorCode2 + " and data " + (opaqueData === null || opaqueData === void 0 ? void 0 : opaqueData.toString()));
           }
           this.reportDisconnectToOwner(tooManyPings);
         });
@@ -51856,7 +51856,7 @@ var require_transport2 = __commonJS({
         if (secureConnectResult.socket.closed) {
           return Promise.reject("Connection closed before starting HTTP/2 handshake");
         }
-        return new Promise((resolve2, reject) => {
+        return new Promise((resolve3, reject) => {
           var _a3, _b, _c, _d, _e, _f, _g, _h;
           let remoteName = null;
           let realTarget = this.channelTarget;
@@ -51927,7 +51927,7 @@ var require_transport2 = __commonJS({
             session.removeAllListeners();
             secureConnectResult.socket.removeListener("close", closeHandler);
             secureConnectResult.socket.removeListener("error", errorHandler);
-            resolve2(new Http2Transport(session, address, options, remoteName));
+            resolve3(new Http2Transport(session, address, options, remoteName));
             this.session = null;
           });
           session.once("close", closeHandler);
@@ -51941,7 +51941,7 @@ var require_transport2 = __commonJS({
           if (proxiedSocket) {
             return proxiedSocket;
           } else {
-            return new Promise((resolve2, reject) => {
+            return new Promise((resolve3, reject) => {
               const closeCallback = () => {
                 reject(new Error("Socket closed"));
               };
@@ -51951,7 +51951,7 @@ var require_transport2 = __commonJS({
               const socket = net.connect(address, () => {
                 socket.removeListener("close", closeCallback);
                 socket.removeListener("error", errorCallback);
-                resolve2(socket);
+                resolve3(socket);
               });
               socket.once("close", closeCallback);
               socket.once("error", errorCallback);
@@ -55403,7 +55403,7 @@ var require_server_interceptors = __commonJS({
           } else {
             decompresser = zlib.createGunzip();
           }
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             let totalLength = 0;
             const messageParts = [];
             decompresser.on("error", (error62) => {
@@ -55424,7 +55424,7 @@ var require_server_interceptors = __commonJS({
               }
             });
             decompresser.on("end", () => {
-              resolve2(Buffer.concat(messageParts));
+              resolve3(Buffer.concat(messageParts));
             });
             decompresser.write(messageContents);
             decompresser.end();
@@ -56035,10 +56035,10 @@ var require_server2 = __commonJS({
         bindOneAddress(address, boundPortObject) {
           this.trace("Attempting to bind " + (0, subchannel_address_1.subchannelAddressToString)(address));
           const http2Server = this.createHttp2Server(boundPortObject.credentials);
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             const onError = (err) => {
               this.trace("Failed to bind " + (0, subchannel_address_1.subchannelAddressToString)(address) + " with error " + err.message);
-              resolve2({
+              resolve3({
                 port: "port" in address ? address.port : 1,
                 error: err.message
               });
@@ -56066,7 +56066,7 @@ var require_server2 = __commonJS({
               });
               boundPortObject.listeningServers.add(http2Server);
               this.trace("Successfully bound " + (0, subchannel_address_1.subchannelAddressToString)(boundSubchannelAddress));
-              resolve2({
+              resolve3({
                 port: "port" in boundSubchannelAddress ? boundSubchannelAddress.port : 1
               });
               http2Server.removeListener("error", onError);
@@ -56119,7 +56119,7 @@ var require_server2 = __commonJS({
           }
         }
         resolvePort(port) {
-          return new Promise((resolve2, reject) => {
+          return new Promise((resolve3, reject) => {
             let seenResolution = false;
             const resolverListener = (endpointList, attributes, serviceConfig, resolutionNote) => {
               if (seenResolution) {
@@ -56135,7 +56135,7 @@ var require_server2 = __commonJS({
                 reject(new Error(`No addresses resolved for port ${port}`));
                 return true;
               }
-              resolve2(addressList);
+              resolve3(addressList);
               return true;
             };
             const resolver = (0, resolver_1.createResolver)(port, resolverListener, this.options);
@@ -60222,12 +60222,12 @@ var require_docker = __commonJS({
       };
       delete opts.authconfig;
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getContainer(data.Id));
+            resolve3(self2.getContainer(data.Id));
           });
         });
       } else {
@@ -60260,12 +60260,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60293,12 +60293,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60329,12 +60329,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60357,12 +60357,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60427,12 +60427,12 @@ var require_docker = __commonJS({
         }
       }
       if (callback === void 0) {
-        return new self2.modem.Promise(function(resolve2, reject) {
+        return new self2.modem.Promise(function(resolve3, reject) {
           dialWithSession(function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60487,12 +60487,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60516,12 +60516,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60546,12 +60546,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60574,12 +60574,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60605,12 +60605,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60633,12 +60633,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60665,12 +60665,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getSecret(data.ID));
+            resolve3(self2.getSecret(data.ID));
           });
         });
       } else {
@@ -60698,12 +60698,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getConfig(data.ID));
+            resolve3(self2.getConfig(data.ID));
           });
         });
       } else {
@@ -60727,12 +60727,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60755,12 +60755,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60785,12 +60785,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getPlugin(args.opts.name));
+            resolve3(self2.getPlugin(args.opts.name));
           });
         });
       } else {
@@ -60814,12 +60814,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60842,12 +60842,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60869,12 +60869,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60897,12 +60897,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60925,12 +60925,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60953,12 +60953,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -60984,12 +60984,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getVolume(data.Name));
+            resolve3(self2.getVolume(data.Name));
           });
         });
       } else {
@@ -61021,12 +61021,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getService(data.ID || data.Id));
+            resolve3(self2.getService(data.ID || data.Id));
           });
         });
       } else {
@@ -61051,12 +61051,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61082,12 +61082,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(self2.getNetwork(data.Id));
+            resolve3(self2.getNetwork(data.Id));
           });
         });
       } else {
@@ -61112,12 +61112,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61140,12 +61140,12 @@ var require_docker = __commonJS({
         }
       };
       if (callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61167,12 +61167,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61194,12 +61194,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(opts, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61221,12 +61221,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61248,12 +61248,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61277,12 +61277,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61409,7 +61409,7 @@ var require_docker = __commonJS({
       };
       extend2(optsc, createOptions);
       var containero;
-      return new this.modem.Promise(function(resolve2, reject) {
+      return new this.modem.Promise(function(resolve3, reject) {
         self2.createContainer(optsc).then(function(container) {
           containero = container;
           return container.attach({
@@ -61442,7 +61442,7 @@ var require_docker = __commonJS({
         }).then(function(data) {
           return containero.wait();
         }).then(function(data) {
-          resolve2([data, containero]);
+          resolve3([data, containero]);
         }).catch(function(err) {
           reject(err);
         });
@@ -61463,12 +61463,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61492,12 +61492,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61520,12 +61520,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61549,12 +61549,12 @@ var require_docker = __commonJS({
         options: args.opts
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61577,12 +61577,12 @@ var require_docker = __commonJS({
         }
       };
       if (args.callback === void 0) {
-        return new this.modem.Promise(function(resolve2, reject) {
+        return new this.modem.Promise(function(resolve3, reject) {
           self2.modem.dial(optsf, function(err, data) {
             if (err) {
               return reject(err);
             }
-            resolve2(data);
+            resolve3(data);
           });
         });
       } else {
@@ -61606,7 +61606,7 @@ var require_docker = __commonJS({
 });
 
 // apps/action/src/main.ts
-import { join as join31 } from "node:path";
+import { join as join32 } from "node:path";
 
 // node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/classic/external.js
 var external_exports = {};
@@ -66675,7 +66675,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve2) {
+function isRecursive(inst, stack, resolve3) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -66685,7 +66685,7 @@ function isRecursive(inst, stack, resolve2) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve2);
+      const answer = isRecursive(child, stack, resolve3);
       if (answer > result)
         result = answer;
     }
@@ -66696,7 +66696,7 @@ function isRecursive(inst, stack, resolve2) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve3) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -66760,7 +66760,7 @@ function isRecursive(inst, stack, resolve2) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve3 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -81616,12 +81616,12 @@ function isPublicAddress(ip) {
 // packages/llm/dist/vetted-addresses.js
 import { isIP as isIP2 } from "node:net";
 function untilAborted(work, signal) {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     const onAbort = () => {
       reject(new Error("aborted"));
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve2, reject).finally(() => {
+    work.then(resolve3, reject).finally(() => {
       signal.removeEventListener("abort", onAbort);
     });
   });
@@ -81687,7 +81687,7 @@ function networkError(host, err) {
   return new AppError("FETCH_FAILED", `fetch_url: \`${host}\` could not be fetched (${code})`, { cause: err });
 }
 function exchange(target, addresses, maxBytes, ca, signal) {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     const req = request({
       host: target.host,
       // SNI and the name the certificate must carry (Node would derive it from `host`; said here so it cannot drift).
@@ -81728,7 +81728,7 @@ function exchange(target, addresses, maxBytes, ca, signal) {
       }
       const onBody = (body, truncated) => {
         settle2(() => {
-          resolve2({ url: target.url.href, ...head, text: new TextDecoder().decode(body), truncated });
+          resolve3({ url: target.url.href, ...head, text: new TextDecoder().decode(body), truncated });
         });
       };
       readBody(res, maxBytes, onBody, (err) => {
@@ -82897,7 +82897,7 @@ function runGit(context, gitDir, args, options = {}) {
     timedOut = true;
     killGroup();
   }, context.timeoutMs);
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     child.on("error", (err) => {
       clearTimeout(timer);
       reject(new AppError("GIT_FAILED", `git ${args[0] ?? ""} could not start: ${err.message}`, { cause: err }));
@@ -82913,7 +82913,7 @@ function runGit(context, gitDir, args, options = {}) {
       } else if (overflow) {
         reject(new AppError("GIT_FAILED", `${command} printed more than ${maxOutput} bytes`));
       } else if (stopped || exitCode === 0 || options.okExitCodes?.includes(exitCode) === true) {
-        resolve2({ exitCode, stdout: Buffer.concat(chunks), stopped });
+        resolve3({ exitCode, stdout: Buffer.concat(chunks), stopped });
       } else {
         reject(gitFailure(command, exitCode, excerpt));
       }
@@ -83544,14 +83544,14 @@ function planChunks(files, options) {
   const rules = (options.rules ?? []).map((rule) => ({ ...rule, matches: globMatcher(rule.globs) }));
   const skipped = [];
   const chunks = [];
-  let open5 = [];
+  let open6 = [];
   let openRules = /* @__PURE__ */ new Set();
   let openTokens = 0;
   const close = () => {
     const names = [...openRules].sort((a, b) => a - b).map((index) => rules[index]?.name ?? "");
-    if (open5.length > 0)
-      chunks.push({ id: chunkId(open5), files: open5, rules: names, estimatedTokens: openTokens });
-    open5 = [];
+    if (open6.length > 0)
+      chunks.push({ id: chunkId(open6), files: open6, rules: names, estimatedTokens: openTokens });
+    open6 = [];
     openRules = /* @__PURE__ */ new Set();
     openTokens = 0;
   };
@@ -83569,7 +83569,7 @@ function planChunks(files, options) {
       if (openTokens + tokens + tokensOf(own2.filter((index) => !openRules.has(index))) > budget)
         close();
       openTokens += tokens + tokensOf(own2.filter((index) => !openRules.has(index)));
-      open5.push(part);
+      open6.push(part);
       for (const index of own2)
         openRules.add(index);
     }
@@ -83587,23 +83587,23 @@ function split(file2, budget) {
   const header = patch.slice(0, first);
   const room = budget * 4 - header.length;
   const parts = [];
-  let open5 = first;
+  let open6 = first;
   for (let start = first; start < patch.length; ) {
     const next = patch.indexOf("\n@@ ", start);
     const end = next === -1 ? patch.length : next + 1;
-    if (end - open5 > room) {
-      if (start > open5)
-        parts.push({ path: file2.path, patch: header + patch.slice(open5, start), note: null });
-      open5 = start;
+    if (end - open6 > room) {
+      if (start > open6)
+        parts.push({ path: file2.path, patch: header + patch.slice(open6, start), note: null });
+      open6 = start;
       if (end - start > room) {
         parts.push(cutHunk(file2.path, header, patch.slice(start, end), room, budget));
-        open5 = end;
+        open6 = end;
       }
     }
     start = end;
   }
-  if (open5 < patch.length)
-    parts.push({ path: file2.path, patch: header + patch.slice(open5), note: null });
+  if (open6 < patch.length)
+    parts.push({ path: file2.path, patch: header + patch.slice(open6), note: null });
   return parts;
 }
 function firstHunk(patch) {
@@ -84072,14 +84072,14 @@ function checkRepoPath(tool, path) {
     refuse3('is absolute; paths are relative to the repository root, e.g. "src/app.ts"');
   if (path === "" || path === ".")
     return "";
-  const relative = path.endsWith("/") ? path.slice(0, -1) : path;
-  for (const segment of relative.split("/")) {
+  const relative2 = path.endsWith("/") ? path.slice(0, -1) : path;
+  for (const segment of relative2.split("/")) {
     if (segment === "..")
       refuse3('has a ".." segment; only files inside the repository can be read');
     if (segment === "" || segment === ".")
       refuse3('has an empty or "." segment; write it as "src/app.ts", not "./src//app.ts"');
   }
-  return relative;
+  return relative2;
 }
 function hasControlCharacter(text4) {
   for (let i = 0; i < text4.length; i += 1) {
@@ -85412,9 +85412,9 @@ function createCloser(steps, logger, stepTimeoutMs = CLOSE_STEP_TIMEOUT_MS) {
       let clean2 = true;
       for (const [name, close] of steps) {
         let timer;
-        const timeout = new Promise((resolve2) => {
+        const timeout = new Promise((resolve3) => {
           timer = setTimeout(() => {
-            resolve2("timeout");
+            resolve3("timeout");
           }, stepTimeoutMs);
         });
         try {
@@ -85526,8 +85526,8 @@ function bwrapCommand(bwrapOptions, argv2, limits, cgroupProcsFiles) {
   const limited = [...prlimitArgs(limits), "--", BWRAP_BINARIES.bwrap, "--args", String(ARGS_FD), "--", ...argv2];
   if (cgroupProcsFiles.length === 0)
     return { file: BWRAP_BINARIES.prlimit, args: limited, options };
-  const join32 = ["-c", JOIN_CGROUPS_SCRIPT, "sh", ...cgroupProcsFiles, "--"];
-  return { file: BWRAP_BINARIES.sh, args: [...join32, BWRAP_BINARIES.prlimit, ...limited], options };
+  const join33 = ["-c", JOIN_CGROUPS_SCRIPT, "sh", ...cgroupProcsFiles, "--"];
+  return { file: BWRAP_BINARIES.sh, args: [...join33, BWRAP_BINARIES.prlimit, ...limited], options };
 }
 
 // packages/sandbox/dist/bwrap/bwrap-inherited-fds.js
@@ -85694,7 +85694,7 @@ var BwrapProcess = class _BwrapProcess {
         child.stderr?.destroy();
       }, STDIO_GRACE_MS);
     });
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve3, reject) => {
       child.once("error", (err) => {
         if (child.pid !== void 0)
           return;
@@ -85709,7 +85709,7 @@ var BwrapProcess = class _BwrapProcess {
         const status = signal !== null ? { exitCode: null, signal } : exitStatus(code ?? -1);
         const { stdout, stderr } = budget.collected();
         const durationMs = Math.round(performance.now() - started);
-        resolve2({ ...status, timedOut, cancelled, outputTruncated: budget.truncated, stdout, stderr, durationMs });
+        resolve3({ ...status, timedOut, cancelled, outputTruncated: budget.truncated, stdout, stderr, durationMs });
       });
     });
   }
@@ -85996,16 +85996,16 @@ async function sanitiseRootfs(root) {
   for (const mountPoint of ROOTFS_MOUNT_POINTS)
     await ensureDirectory(root, mountPoint);
 }
-async function ensureDirectory(root, relative) {
+async function ensureDirectory(root, relative2) {
   let path = root;
-  for (const component of relative.split("/")) {
+  for (const component of relative2.split("/")) {
     path = join4(path, component);
     const info = await lstat2(path).catch(() => null);
     if (info === null) {
       await mkdir2(path);
       await chmod(path, 493);
     } else if (!info.isDirectory())
-      throw new Error(`image path /${relative} is not a directory`);
+      throw new Error(`image path /${relative2} is not a directory`);
   }
 }
 
@@ -86167,23 +86167,23 @@ async function entries(path) {
   return text4.split("\n").filter((line2) => line2 !== "" && !line2.startsWith("#")).map((line2) => line2.split(":"));
 }
 function bind(name) {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     const server = createServer();
     server.once("error", (err) => {
       if (err.code === "EADDRINUSE")
-        resolve2(null);
+        resolve3(null);
       else
         reject(new AppError("SANDBOX_UNAVAILABLE", `could not lease a sandbox uid: ${err.message}`, { cause: err }));
     });
     server.listen(name, () => {
       server.unref();
-      resolve2(server);
+      resolve3(server);
     });
   });
 }
 function unbind(server) {
-  return new Promise((resolve2) => server.close(() => {
-    resolve2();
+  return new Promise((resolve3) => server.close(() => {
+    resolve3();
   }));
 }
 
@@ -87174,7 +87174,7 @@ var SupervisedDaemon = class {
   async #terminate(child) {
     if (hasExited(child))
       return;
-    const exited = new Promise((resolve2) => child.once("exit", resolve2));
+    const exited = new Promise((resolve3) => child.once("exit", resolve3));
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), this.#options.stopGraceMs);
     await exited;
@@ -87276,10 +87276,10 @@ async function daemonUidSpace(docker, kind) {
 }
 async function libpodRootless(docker) {
   const modem = docker.modem;
-  const info = await new Promise((resolve2, reject) => {
+  const info = await new Promise((resolve3, reject) => {
     modem.dial({ path: "/v4.0.0/libpod/info", method: "GET", statusCodes: { 200: true }, options: {} }, (err, data) => {
       if (err === null || err === void 0)
-        resolve2(data);
+        resolve3(data);
       else
         reject(err instanceof Error ? err : new Error("the libpod info request failed"));
     });
@@ -87447,7 +87447,7 @@ var NoneEngine = class {
       this.#live.delete(kill);
     };
     this.#live.add(kill);
-    return new Promise((resolve2, reject) => {
+    return new Promise((resolve3, reject) => {
       child.once("error", (err) => {
         settle2();
         reject(new AppError("SANDBOX_UNAVAILABLE", `could not start ${file2}: ${err.message}`, { cause: err }));
@@ -87456,7 +87456,7 @@ var NoneEngine = class {
         settle2();
         kill();
         const { stdout, stderr } = budget.collected();
-        resolve2({
+        resolve3({
           engine: "none",
           sandboxed: false,
           exitCode: code,
@@ -87764,12 +87764,13 @@ async function loadOperatorPolicy(config2) {
 }
 
 // packages/overlay/dist/clone-cache.js
-import { createHash as createHash6, randomUUID as randomUUID3 } from "node:crypto";
-import { chmod as chmod7, mkdir as mkdir9, rm as rm8, utimes, writeFile as writeFile7 } from "node:fs/promises";
+import { createHash as createHash6, randomUUID as randomUUID4 } from "node:crypto";
+import { chmod as chmod7, mkdir as mkdir9, rm as rm9, utimes, writeFile as writeFile7 } from "node:fs/promises";
 import { join as join15 } from "node:path";
 
 // packages/overlay/dist/askpass.js
-import { chmod as chmod5, writeFile as writeFile5 } from "node:fs/promises";
+import { randomUUID as randomUUID3 } from "node:crypto";
+import { chmod as chmod5, rename as rename2, rm as rm6, writeFile as writeFile5 } from "node:fs/promises";
 var SCRIPT = `#!/bin/sh
 case "$1" in
   Username*) printf '%s\\n' "$REVIEWBOT_GIT_USERNAME" ;;
@@ -87777,8 +87778,15 @@ case "$1" in
 esac
 `;
 async function writeAskpass(path) {
-  await writeFile5(path, SCRIPT, { mode: 448 });
-  await chmod5(path, 448);
+  const temporary = `${path}.${randomUUID3()}.tmp`;
+  try {
+    await writeFile5(temporary, SCRIPT, { mode: 448, flag: "wx" });
+    await chmod5(temporary, 448);
+    await rename2(temporary, path);
+  } catch (err) {
+    await rm6(temporary, { force: true });
+    throw err;
+  }
 }
 function askpassEnvironment(scriptPath, credentials) {
   return {
@@ -87923,7 +87931,7 @@ function parseUrl(remote) {
 }
 
 // packages/overlay/dist/janitor.js
-import { readFile as readFile9, readdir as readdir4, rm as rm6, stat as stat5 } from "node:fs/promises";
+import { readFile as readFile9, readdir as readdir4, rm as rm7, stat as stat5 } from "node:fs/promises";
 import { join as join13 } from "node:path";
 
 // packages/overlay/dist/job-refs.js
@@ -87959,7 +87967,7 @@ async function collectStale(context, options) {
         const unlock = await acquireLock(mirror, options.lockWaitMs);
         await deleteRefs(context, mirror, jobRefPrefix(jobId)).catch(() => void 0).finally(unlock);
       }
-      await rm6(jobDir, { recursive: true, force: true });
+      await rm7(jobDir, { recursive: true, force: true });
       removedJobs.push(jobId);
     } finally {
       await release();
@@ -87978,7 +87986,7 @@ async function collectStale(context, options) {
     try {
       if ((await listRefs(context, mirror, "refs/reviewbot/jobs/")).length > 0)
         continue;
-      await rm6(mirror, { recursive: true, force: true });
+      await rm7(mirror, { recursive: true, force: true });
       removedMirrors.push(entry.name);
     } finally {
       await release();
@@ -88044,14 +88052,14 @@ function account(totals, record2, limits) {
 }
 
 // packages/overlay/dist/trusted-overlay.js
-import { chmod as chmod6, lstat as lstat3, mkdir as mkdir8, realpath as realpath2, rm as rm7, symlink, writeFile as writeFile6 } from "node:fs/promises";
+import { chmod as chmod6, lstat as lstat3, mkdir as mkdir8, realpath as realpath2, rm as rm8, symlink, writeFile as writeFile6 } from "node:fs/promises";
 import { dirname as dirname4, join as join14, posix as posix4 } from "node:path";
 var AI_DIR = ".ai";
 var MAX_AI_FILES = 1e3;
 var MAX_AI_BYTES = 16 * 1024 * 1024;
 async function applyTrustedOverlay(context, gitDir, worktree, commit) {
   const target = join14(worktree, AI_DIR);
-  await rm7(target, { recursive: true, force: true });
+  await rm8(target, { recursive: true, force: true });
   if (commit === null)
     return failedClosed(null, "the trusted commit could not be fetched");
   try {
@@ -88060,7 +88068,7 @@ async function applyTrustedOverlay(context, gitDir, worktree, commit) {
       return { source: "absent", failedClosed: false, commit, files: [], skipped: [] };
     return await writeEntries(context, gitDir, worktree, commit, entries2);
   } catch (err) {
-    await rm7(target, { recursive: true, force: true });
+    await rm8(target, { recursive: true, force: true });
     return failedClosed(commit, err instanceof Error ? err.message : String(err));
   }
 }
@@ -88132,7 +88140,7 @@ async function removeEscapingLinks(aiDir, files) {
       const resolved = await realpath2(path).catch(() => null);
       if (resolved !== null && (resolved === root || resolved.startsWith(`${root}/`)))
         continue;
-      await rm7(path);
+      await rm8(path);
       removed.push(repoPath);
       changed = true;
     }
@@ -88187,7 +88195,7 @@ var CloneCache = class {
     const head = validateRef("head", request2.head);
     const base = validateRef("base", request2.base);
     const config2 = request2.config === void 0 ? void 0 : validateRef("config", request2.config);
-    const id = `${(request2.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID3()}`;
+    const id = `${(request2.label ?? "job").replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 40)}-${randomUUID4()}`;
     const jobDir = this.#path("jobs", id);
     const mirror = this.#path("mirrors", `${createHash6("sha256").update(remote).digest("hex").slice(0, 32)}.git`);
     const refPrefix = jobRefPrefix(id);
@@ -88200,7 +88208,7 @@ var CloneCache = class {
         return;
       released = true;
       await this.#withMirror(mirror, () => deleteRefs(this.#context, mirror, refPrefix)).catch(() => void 0);
-      await rm8(jobDir, { recursive: true, force: true });
+      await rm9(jobDir, { recursive: true, force: true });
       await releaseJob();
     };
     try {
@@ -88271,8 +88279,8 @@ async function openCloneCache(config2, scrubber2, allowedProtocols) {
 import { join as join18 } from "node:path";
 
 // packages/sandbox/dist/install/deps-cache.js
-import { createHash as createHash7, randomUUID as randomUUID4 } from "node:crypto";
-import { lstat as lstat4, mkdir as mkdir10, readdir as readdir5, rename as rename2, rm as rm9, stat as stat6, writeFile as writeFile8 } from "node:fs/promises";
+import { createHash as createHash7, randomUUID as randomUUID5 } from "node:crypto";
+import { lstat as lstat4, mkdir as mkdir10, readdir as readdir5, rename as rename3, rm as rm10, stat as stat6, writeFile as writeFile8 } from "node:fs/promises";
 import { join as join16 } from "node:path";
 var STALE_TMP_MS = 60 * 60 * 1e3;
 var COMPLETE = "complete";
@@ -88304,7 +88312,7 @@ var DepsCache = class {
       if (info === null || now - info.mtimeMs <= STALE_TMP_MS)
         continue;
       await unmountUnder(join16(this.root, name));
-      await rm9(join16(this.root, name), { recursive: true, force: true });
+      await rm10(join16(this.root, name), { recursive: true, force: true });
     }
   }
   /** The completed entry's deps directory, or null. */
@@ -88331,28 +88339,28 @@ var DepsCache = class {
     const cached2 = await this.lookup(key);
     if (cached2 !== null)
       return { dir: cached2, cached: true };
-    const tmp = join16(this.root, `tmp-${randomUUID4()}`);
+    const tmp = join16(this.root, `tmp-${randomUUID5()}`);
     try {
       await mkdir10(join16(tmp, DEPS), { recursive: true, mode: 493 });
       if (!await install(join16(tmp, DEPS)))
         return { dir: null, cached: false };
       await writeFile8(join16(tmp, COMPLETE), `${JSON.stringify({ key, completedAt: (/* @__PURE__ */ new Date()).toISOString() })}
 `, { mode: 420 });
-      await rename2(tmp, join16(this.root, key)).catch(async (err) => {
+      await rename3(tmp, join16(this.root, key)).catch(async (err) => {
         if (await this.lookup(key) === null)
           throw err;
       });
       const dir = await this.lookup(key);
       return { dir, cached: false };
     } finally {
-      await rm9(tmp, { recursive: true, force: true });
+      await rm10(tmp, { recursive: true, force: true });
     }
   }
 };
 
 // packages/sandbox/dist/install/registry-proxy.js
 import { isIP as isIP3 } from "node:net";
-import { chmod as chmod8, copyFile, mkdir as mkdir11, rm as rm10 } from "node:fs/promises";
+import { chmod as chmod8, copyFile, mkdir as mkdir11, rm as rm11 } from "node:fs/promises";
 import { createServer as createServer2 } from "node:http";
 import { join as join17 } from "node:path";
 
@@ -88584,7 +88592,7 @@ var RegistryProxy = class _RegistryProxy {
       for (const file2 of [REGISTRY_FILES.nodeForwarder, REGISTRY_FILES.pythonForwarder, REGISTRY_FILES.caBundle]) {
         await chmod8(join17(options.dir, file2), 420);
       }
-      await rm10(socketPath, { force: true });
+      await rm11(socketPath, { force: true });
     } catch (err) {
       throw new AppError("SANDBOX_UNAVAILABLE", `the registry proxy directory could not be prepared: ${err.message}`, { cause: err });
     }
@@ -88597,12 +88605,12 @@ var RegistryProxy = class _RegistryProxy {
       proxy.#connect(req, client, head, allowed, options);
     });
     server.on("clientError", (_err, socket) => socket.destroy());
-    await new Promise((resolve2, reject) => {
+    await new Promise((resolve3, reject) => {
       server.once("error", (err) => {
         reject(new AppError("SANDBOX_UNAVAILABLE", `the registry proxy could not listen: ${err.message}`, { cause: err }));
       });
       server.listen(socketPath, () => {
-        resolve2();
+        resolve3();
       });
     });
     await chmod8(socketPath, 438);
@@ -88614,8 +88622,8 @@ var RegistryProxy = class _RegistryProxy {
       tunnel.destroy();
     if (!this.#server.listening)
       return;
-    await new Promise((resolve2) => this.#server.close(() => {
-      resolve2();
+    await new Promise((resolve3) => this.#server.close(() => {
+      resolve3();
     }));
   }
   #connect(req, client, head, allowed, options) {
@@ -88793,9 +88801,9 @@ function createSandboxHealth(engine, options) {
   let inFlight = null;
   const run4 = async () => {
     const signal = AbortSignal.timeout(options.timeoutMs);
-    const timedOut = new Promise((resolve2) => {
+    const timedOut = new Promise((resolve3) => {
       signal.addEventListener("abort", () => {
-        resolve2({ healthy: false, reason: `the ${engine.name} engine did not answer its health check within ${options.timeoutMs} ms` });
+        resolve3({ healthy: false, reason: `the ${engine.name} engine did not answer its health check within ${options.timeoutMs} ms` });
       });
     });
     const health = await Promise.race([
@@ -89405,9 +89413,17 @@ function renderSarif(report) {
   };
 }
 function helperRuns(report) {
-  return report.helpers.map((helper) => ({
-    tool: { driver: { name: helper.name, informationUri: "https://github.com/reviewbot", rules: [] } },
-    results: report.findings.filter((finding) => finding.helper === helper.name).map((finding) => ({
+  const bySource = new Map(report.helpers.map((helper) => [helper.name, []]));
+  for (const finding of report.findings) {
+    const found = bySource.get(finding.helper);
+    if (found === void 0)
+      bySource.set(finding.helper, [finding]);
+    else
+      found.push(finding);
+  }
+  return [...bySource].map(([name, findings]) => ({
+    tool: { driver: { name, informationUri: "https://github.com/reviewbot", rules: [] } },
+    results: findings.map((finding) => ({
       ...finding.rule === null ? {} : { ruleId: finding.rule },
       level: LEVELS[finding.severity],
       message: { text: finding.message },
@@ -89541,6 +89557,16 @@ function describeOverlay(report) {
   return `failed closed: ${report.overlay.reason ?? "the trusted commit is unreadable"}`;
 }
 
+// apps/action/src/sarif-input-paths.ts
+var MAX_SARIF_INPUTS = 20;
+var SarifInputPaths = external_exports.string().transform(
+  (value) => value.split(/[\n,]/).map((path) => path.trim()).filter((path) => path !== "")
+).pipe(
+  external_exports.array(
+    external_exports.string().max(4096).refine((path) => !/[\u0000-\u001f\u007f]/.test(path), "a path holds a control character").refine((path) => !path.startsWith("/"), "a path must be relative to GITHUB_WORKSPACE").refine((path) => !path.split(/[/\\]/).includes(".."), "a path must not climb out of GITHUB_WORKSPACE (`..`)")
+  ).max(MAX_SARIF_INPUTS, `at most ${String(MAX_SARIF_INPUTS)} files`)
+);
+
 // apps/action/src/action-settings.ts
 var LLM_INPUTS = {
   "llm-protocol": "REVIEWBOT_LLM_PROTOCOL",
@@ -89563,7 +89589,8 @@ var ActionInputs = external_exports.object({
   sandbox: external_exports.enum(SANDBOX_MODES).default("require"),
   engine: external_exports.enum(ENGINE_CHOICES).default("auto"),
   "pull-request": external_exports.coerce.number().int().positive().optional(),
-  "image-cache": external_exports.string().min(1).optional()
+  "image-cache": external_exports.string().min(1).optional(),
+  "sarif-input": SarifInputPaths.optional()
 }).strict();
 var LlmInputs = external_exports.object(LLM_ENV_FIELDS).superRefine(refineLlmEnv);
 var INPUT_NAMES = Object.keys(ActionInputs.shape);
@@ -89592,6 +89619,7 @@ function loadActionSettings(env) {
     engine: inputs.engine,
     ...inputs["pull-request"] === void 0 ? {} : { pullRequest: inputs["pull-request"] },
     ...inputs["image-cache"] === void 0 ? {} : { imageCache: inputs["image-cache"] },
+    sarifInput: inputs["sarif-input"] ?? [],
     llm: toLlmSettings(llm.data)
   });
 }
@@ -90262,7 +90290,7 @@ async function publishResults(report, target, options) {
   const published = toPublishedReport(report);
   await writeNew(files.sarif, renderReport(report, "sarif", false));
   if (files.report !== void 0) await writeNew(files.report.path, renderReport(report, files.report.format, false));
-  const destinations = [`SARIF: \`${files.sarif}\``];
+  const destinations = [...options.notes ?? [], `SARIF: \`${files.sarif}\``];
   const rendered = renderCheckRun({ kind: "completed", report: published }, { headSha: target.headSha });
   const check2 = await attempt2(logger, "check run", () => publishCheckRun(target, rendered));
   destinations.push(check2.ok ? `Check run: ${check2.value.url ?? `#${check2.value.id}`}` : `Check run: not created (${check2.why})`);
@@ -90776,8 +90804,8 @@ function checkHelperCwd(cwd, field) {
   const nested = segments.findIndex((segment) => segment.toLowerCase() === ".ai");
   if (nested === -1)
     return resolved;
-  const inside = segments.slice(0, nested + 1).join("/");
-  return fail(field, `${quote(cwd)} lies inside ${quote(inside)}, which the PR controls (only the top-level .ai/ is the base's)`);
+  const inside2 = segments.slice(0, nested + 1).join("/");
+  return fail(field, `${quote(cwd)} lies inside ${quote(inside2)}, which the PR controls (only the top-level .ai/ is the base's)`);
 }
 function relocateTrustedPaths(argv2, root) {
   const trusted = `${SANDBOX_WORKTREE}/.ai`;
@@ -91250,8 +91278,8 @@ function mapPath(path, mapping) {
     return refused(`cannot be resolved: the helper's cwd ${quote(mapping.cwd)} is outside the repository`);
   let segments;
   if (value.startsWith("/")) {
-    const inside = mount === "" || value === `/${mount}` || value.startsWith(`/${mount}/`);
-    if (!inside)
+    const inside2 = mount === "" || value === `/${mount}` || value.startsWith(`/${mount}/`);
+    if (!inside2)
       return refused(`is absolute and outside the mount point /${mount}`);
     segments = value.slice(mount.length + 1).split("/");
   } else {
@@ -91273,10 +91301,10 @@ function trimSlashes(value) {
   return value.replace(/^\/+|\/+$/g, "");
 }
 function baseSegments(cwd, mount) {
-  const relative = cwd === `/${mount}` || cwd.startsWith(`/${mount}/`) ? cwd.slice(mount.length + 1).replace(/^\/+/, "") : cwd;
-  if (relative.startsWith("/") || relative.includes("\\") || UNSAFE2.test(relative))
+  const relative2 = cwd === `/${mount}` || cwd.startsWith(`/${mount}/`) ? cwd.slice(mount.length + 1).replace(/^\/+/, "") : cwd;
+  if (relative2.startsWith("/") || relative2.includes("\\") || UNSAFE2.test(relative2))
     return null;
-  const normalised = normalise(relative.split("/"));
+  const normalised = normalise(relative2.split("/"));
   return normalised === null ? null : normalised.split("/").filter((segment) => segment !== "");
 }
 function normalise(segments) {
@@ -91373,7 +91401,7 @@ function checkFinding(raw, context) {
     severity: resolveSeverity(context.severity, rule, raw.toolLevel, raw.fallback),
     message,
     rule,
-    helper: context.helper
+    helper: raw.source ?? context.helper
   };
 }
 function cap(text4) {
@@ -91441,7 +91469,7 @@ var SKIPPED = [
 ];
 function scanXml(text4) {
   const events = [];
-  const open5 = [];
+  const open6 = [];
   const stop = (problem2) => ({ events, problem: problem2 });
   let position3 = 0;
   for (; ; ) {
@@ -91462,7 +91490,7 @@ function scanXml(text4) {
     const close = CLOSE_TAG.exec(text4);
     if (close !== null) {
       const name = close[1] ?? "";
-      if (open5.pop() !== name)
+      if (open6.pop() !== name)
         return stop(`unexpected </${name}> at offset ${start}`);
       events.push({ type: "close", name });
       position3 = CLOSE_TAG.lastIndex;
@@ -91474,12 +91502,12 @@ function scanXml(text4) {
     events.push({ type: "open", name: tag.name, attributes: tag.attributes });
     if (tag.selfClosing)
       events.push({ type: "close", name: tag.name });
-    else if (open5.push(tag.name) > MAX_XML_DEPTH)
+    else if (open6.push(tag.name) > MAX_XML_DEPTH)
       return stop(`elements nest deeper than ${MAX_XML_DEPTH}`);
     position3 = tag.end;
   }
-  if (open5.length > 0)
-    return stop(`the document ends inside <${open5.at(-1) ?? ""}> (truncated?)`);
+  if (open6.length > 0)
+    return stop(`the document ends inside <${open6.at(-1) ?? ""}> (truncated?)`);
   if (events.length === 0)
     return stop("no XML element found");
   return { events, problem: null };
@@ -91690,10 +91718,10 @@ function readColonLocation(text4) {
 }
 var TSC_LEVELS = ["error", "warning"];
 function readTscLocation(text4) {
-  const open5 = text4.indexOf("(");
-  if (open5 < 1)
+  const open6 = text4.indexOf("(");
+  if (open6 < 1)
     return null;
-  const line2 = digitsAt(text4, open5 + 1);
+  const line2 = digitsAt(text4, open6 + 1);
   if (line2 === null || text4.charAt(line2.end) !== ",")
     return null;
   const column = digitsAt(text4, line2.end + 1);
@@ -91707,7 +91735,7 @@ function readTscLocation(text4) {
   if (code === null || !text4.startsWith(": ", code.end))
     return null;
   return {
-    file: text4.slice(0, open5),
+    file: text4.slice(0, open6),
     line: line2.digits,
     column: column.digits,
     rest: text4.slice(code.end + 2),
@@ -91771,13 +91799,13 @@ function readMessage(rest) {
 function splitTrailingCode(text4) {
   if (!text4.endsWith("]"))
     return null;
-  const open5 = text4.lastIndexOf("[", text4.length - 1);
-  if (open5 < 1 || text4.length - open5 - 2 > MAX_TRAILING_CODE || !/\s/.test(text4.charAt(open5 - 1)))
+  const open6 = text4.lastIndexOf("[", text4.length - 1);
+  if (open6 < 1 || text4.length - open6 - 2 > MAX_TRAILING_CODE || !/\s/.test(text4.charAt(open6 - 1)))
     return null;
-  const code = text4.slice(open5 + 1, -1);
+  const code = text4.slice(open6 + 1, -1);
   if (!/^[a-z][a-z0-9-]*$/.test(code))
     return null;
-  return { text: text4.slice(0, open5).trimEnd(), code };
+  return { text: text4.slice(0, open6).trimEnd(), code };
 }
 
 // packages/review/dist/findings/parse-errorformat.js
@@ -91795,20 +91823,20 @@ function parseErrorformat(output2, context) {
   const collector = createFindingCollector(context);
   const lines = stripByteOrderMark(output2).split("\n");
   let unmatched = 0;
-  let open5 = null;
+  let open6 = null;
   let arrow = readArrowLocation(withoutCr(lines[0] ?? ""));
   for (let index = 0; index < lines.length; index += 1) {
     const line2 = withoutCr(lines[index] ?? "");
     const current = arrow;
     arrow = index + 1 < lines.length ? readArrowLocation(withoutCr(lines[index + 1] ?? "")) : null;
     if (current !== null) {
-      open5 ??= { location: current, message: readArrowHeader(withoutCr(lines[index - 1] ?? "")), line: index + 1, lint: null };
+      open6 ??= { location: current, message: readArrowHeader(withoutCr(lines[index - 1] ?? "")), line: index + 1, lint: null };
     } else if (line2.trim() === "") {
-      if (open5 !== null)
-        addArrowDiagnostic(collector, open5);
-      open5 = null;
-    } else if (open5 !== null) {
-      open5.lint ??= readLintNote(line2);
+      if (open6 !== null)
+        addArrowDiagnostic(collector, open6);
+      open6 = null;
+    } else if (open6 !== null) {
+      open6.lint ??= readLintNote(line2);
     } else {
       const location = arrow === null && !isSnippetLine(line2) ? readLocation(line2) : null;
       if (location === null) {
@@ -91819,8 +91847,8 @@ function parseErrorformat(output2, context) {
       add(collector, location, message, { code: location.code ?? message.code, level: location.level ?? message.level }, index + 1);
     }
   }
-  if (open5 !== null)
-    addArrowDiagnostic(collector, open5);
+  if (open6 !== null)
+    addArrowDiagnostic(collector, open6);
   const outcome = collector.outcome();
   if (outcome.findings.length === 0 && unmatched > 0) {
     return { findings: [], problems: [...outcome.problems, `no line of the output has the form file:line[:col]: message (${unmatched} lines)`] };
@@ -91830,8 +91858,8 @@ function parseErrorformat(output2, context) {
 function withoutCr(line2) {
   return line2.endsWith("\r") ? line2.slice(0, -1) : line2;
 }
-function addArrowDiagnostic(collector, open5) {
-  add(collector, open5.location, open5.message, { code: open5.message.code ?? open5.lint, level: open5.message.level }, open5.line);
+function addArrowDiagnostic(collector, open6) {
+  add(collector, open6.location, open6.message, { code: open6.message.code ?? open6.lint, level: open6.message.level }, open6.line);
 }
 function add(collector, location, message, { code, level }, line2) {
   collector.add({
@@ -92082,6 +92110,16 @@ function indexRules(component) {
   return { list, byId };
 }
 
+// packages/review/dist/findings/sarif-tool-source.js
+var READ_AT_MOST = 256;
+function sarifToolSource(run4) {
+  const name = member(run4, "tool", "driver", "name");
+  if (typeof name !== "string")
+    return void 0;
+  const source = name.slice(0, READ_AT_MOST).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^[^A-Za-z]+/, "").slice(0, 64).replace(/-+$/, "");
+  return HELPER_NAME.test(source) ? source : void 0;
+}
+
 // packages/review/dist/findings/sarif-uri.js
 var MAX_BASE_DEPTH = 8;
 var SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
@@ -92133,11 +92171,11 @@ function join30(base, uri) {
     return { ok: false, problem: `URI is longer than ${MAX_PATH_LENGTH} characters` };
   if (base.path === void 0)
     return decode4(uri);
-  const relative = decodeEscapes(uri);
-  if (relative === void 0)
+  const relative2 = decodeEscapes(uri);
+  if (relative2 === void 0)
     return { ok: false, problem: `URI ${quote(uri)} has a malformed percent-escape` };
   const separator = base.path === "" || base.path.endsWith("/") ? "" : "/";
-  return { ok: true, path: `${base.path}${separator}${relative}` };
+  return { ok: true, path: `${base.path}${separator}${relative2}` };
 }
 function resolveBase(run4, baseId) {
   const parts = [];
@@ -92200,14 +92238,15 @@ function parseSarif(output2, context) {
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const context2 = { run: run4, rules: sarifRuleLookup(run4), paths: sarifPathResolver(run4), messages: sarifMessageReader(run4) };
+    const source = context.toolAsSource === true ? sarifToolSource(run4) : void 0;
+    const runContext = { run: run4, rules: sarifRuleLookup(run4), paths: sarifPathResolver(run4), messages: sarifMessageReader(run4), source };
     results.forEach((result, index) => {
-      readResult(collector, context2, result, `runs[${runIndex}].results[${index}]`);
+      readResult(collector, runContext, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
 }
-function readResult(collector, { run: run4, rules, paths, messages }, result, where) {
+function readResult(collector, { run: run4, rules, paths, messages, source }, result, where) {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -92241,7 +92280,8 @@ function readResult(collector, { run: run4, rules, paths, messages }, result, wh
     message: messages(member(result, "message"), rule.descriptor),
     rule: rule.id,
     toolLevel,
-    fallback: known ?? "warning"
+    fallback: known ?? "warning",
+    ...source === void 0 ? {} : { source }
   }, where);
   if (known === void 0) {
     const shown = typeof level === "string" ? quote(level, 20) : `of type ${typeof level}`;
@@ -92293,7 +92333,7 @@ function parseFindings(format2, output2, context) {
 // packages/review/dist/findings/extract-findings.js
 function extractFindings(request2) {
   const text4 = typeof request2.output === "string" ? request2.output : Buffer.from(request2.output.buffer, request2.output.byteOffset, request2.output.byteLength).toString("utf8");
-  const parsed = parseFindings(request2.format, text4, { helper: request2.helper, severity: request2.severity });
+  const parsed = parseFindings(request2.format, text4, { helper: request2.helper, severity: request2.severity, toolAsSource: request2.toolAsSource });
   const problems = parsed.problems;
   const mapping = { mountPoint: request2.mountPoint, cwd: request2.cwd };
   const findings = [];
@@ -92328,7 +92368,8 @@ function checkedParseResult(message, request2) {
     severity: Severity,
     message: text3,
     rule: text3.nullable(),
-    helper: external_exports.literal(request2.helper)
+    // A SARIF run's tool, made a helper name (`sarifToolSource`), when asked for; else the helper.
+    helper: request2.toolAsSource === true ? external_exports.string().regex(HELPER_NAME) : external_exports.literal(request2.helper)
   });
   const result = external_exports.strictObject({
     findings: external_exports.array(finding).max(request2.maxFindings),
@@ -92356,7 +92397,7 @@ function parseUnderBudget(request2, budget, signal) {
   const cancelled = "were not read: the review was cancelled";
   if (signal?.aborted === true)
     return Promise.resolve(notParsed(cancelled));
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     const child = fork(CHILD_PATH, [], {
       execArgv: [
         `--max-old-space-size=${String(Math.max(1, Math.floor(budget.memoryBytes / MiB3) - YOUNG_GENERATION_MB))}`,
@@ -92378,7 +92419,7 @@ function parseUnderBudget(request2, budget, signal) {
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
-      resolve2(result);
+      resolve3(result);
       if (child.exitCode === null && child.signalCode === null)
         child.kill("SIGKILL");
     };
@@ -92656,7 +92697,7 @@ async function reviewPullRequest(request2, deps) {
     const helpersFinished = performance.now();
     progress({ stage: "findings", message: "parsing and filtering findings" });
     const skipped = new Set(context?.skipFiles ?? []);
-    const candidates = helpers.flatMap((helper) => helper.findings);
+    const candidates = [...helpers.flatMap((helper) => helper.findings), ...settingsSkip === null ? request2.scanned ?? [] : []];
     const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
     const filtered = filterFindings(unskipped, checkout.diff, request2.filterMode);
     const findingsDone = performance.now();
@@ -92745,6 +92786,7 @@ async function reviewActionPull(target, runtime, deps) {
       credentials: { username: "x-access-token", password: target.token },
       label: `pr-${String(pull.number)}`,
       filterMode: target.filterMode,
+      scanned: target.scanned,
       pullRequest: { number: pull.number, title: pull.title, body: pull.body },
       ...refusal2 === null ? {} : { aiOnly: true }
     },
@@ -92771,10 +92813,124 @@ var RunnerEnv = external_exports.object({
   GITHUB_SERVER_URL: httpUrl2.default("https://github.com"),
   RUNNER_TEMP: external_exports.string().min(1),
   GITHUB_STEP_SUMMARY: external_exports.string().min(1).optional(),
-  GITHUB_OUTPUT: external_exports.string().min(1).optional()
+  GITHUB_OUTPUT: external_exports.string().min(1).optional(),
+  // Where earlier steps wrote their files: only the `sarif-input` files are read from it.
+  GITHUB_WORKSPACE: external_exports.string().min(1).optional()
 });
 function readRunnerEnv(env) {
   return parseOrThrow(RunnerEnv, env, "CONFIG_INVALID");
+}
+
+// apps/action/src/read-sarif-inputs.ts
+import { constants as constants4 } from "node:fs";
+import { open as open5, readlink, realpath as realpath3 } from "node:fs/promises";
+import { isAbsolute as isAbsolute2, join as join31, relative, resolve as resolve2 } from "node:path";
+var FALLBACK_SOURCE = "sarif-input";
+async function readSarifInputs(files, run4) {
+  const findings = [];
+  const outcomes = [];
+  for (const file2 of files) {
+    const notRead = (problem2) => outcomes.push({ file: file2, read: false, problem: problem2 });
+    if (run4.workspace === void 0 || !isAbsolute2(run4.workspace)) {
+      notRead("GITHUB_WORKSPACE is not set to an absolute path");
+      continue;
+    }
+    const bytes = await readConfined(run4.workspace, file2, run4.findings.structuredOutputBytes);
+    if (typeof bytes === "string") {
+      notRead(bytes);
+      continue;
+    }
+    const request2 = {
+      format: "sarif",
+      output: bytes,
+      helper: FALLBACK_SOURCE,
+      mountPoint: resolve2(run4.workspace),
+      cwd: ".",
+      secrets: run4.secrets,
+      maxFindings: run4.findings.perHelper,
+      toolAsSource: true
+    };
+    const parsed = await parseUnderBudget(request2, { timeoutMs: run4.findings.parseSeconds * 1e3, memoryBytes: run4.findings.parseMemoryBytes });
+    if (!parsed.ok) {
+      notRead(parsed.reason);
+      continue;
+    }
+    const { value } = parsed;
+    const [first] = value.problems;
+    if (value.findings.length === 0 && first !== void 0) {
+      notRead(first);
+      continue;
+    }
+    findings.push(...value.findings);
+    const problems = value.dropped === 0 ? value.problems : [...value.problems, `${String(value.dropped)} findings past the cap of ${String(run4.findings.perHelper)} not kept`];
+    outcomes.push({ file: file2, read: true, findings: value.findings.length, problems });
+  }
+  return { findings, outcomes };
+}
+async function readConfined(workspace, file2, maxBytes) {
+  const path = resolve2(workspace, file2);
+  if (!inside(resolve2(workspace), path)) return "is outside GITHUB_WORKSPACE";
+  let handle;
+  try {
+    handle = await open5(path, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
+  } catch (error62) {
+    return openProblem(error62);
+  }
+  try {
+    const stat7 = await handle.stat();
+    if (!stat7.isFile()) return "is not a regular file";
+    if (stat7.size > maxBytes) return `is ${formatBytes(stat7.size)}, more than the ${formatBytes(maxBytes)} cap (findings.structuredOutputBytes)`;
+    if (!inside(await realpath3(workspace), await openedPath(handle, path))) return "leads outside GITHUB_WORKSPACE through a symbolic link";
+    const buffer = Buffer.alloc(Math.min(stat7.size, maxBytes) + 1);
+    let length = 0;
+    for (; ; ) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length === buffer.length) return `grew past the ${formatBytes(maxBytes)} cap while it was read`;
+    }
+    return length === 0 ? "is empty" : buffer.subarray(0, length);
+  } catch (error62) {
+    return `could not be read (${errorCode(error62)})`;
+  } finally {
+    await handle.close();
+  }
+}
+async function openedPath(handle, path) {
+  try {
+    return await readlink(`/proc/self/fd/${String(handle.fd)}`);
+  } catch {
+    return realpath3(path);
+  }
+}
+function inside(root, path) {
+  const rest = relative(root, path);
+  return rest !== "" && !rest.startsWith("..") && !isAbsolute2(rest) && join31(root, rest) === path;
+}
+function openProblem(error62) {
+  const code = errorCode(error62);
+  if (code === "ENOENT") return "does not exist (did the step that writes it run?)";
+  if (code === "ELOOP") return "is a symbolic link";
+  return `could not be opened (${code})`;
+}
+function errorCode(error62) {
+  return error62 instanceof Error && "code" in error62 && typeof error62.code === "string" ? error62.code : "unknown error";
+}
+
+// apps/action/src/sarif-input-report.ts
+function sarifInputWarnings(outcomes) {
+  return outcomes.flatMap(
+    (outcome) => outcome.read ? [] : [workflowCommand("warning", { title: "reviewbot: sarif-input not read" }, `${outcome.file} ${outcome.problem}; the review went on without it`)]
+  );
+}
+function sarifInputNotes(outcomes) {
+  return outcomes.map((outcome) => {
+    const file2 = sanitiseCodeSpan(outcome.file);
+    if (!outcome.read) return `Code scanner's SARIF ${file2}: **not read**: it ${sanitiseMarkdown(outcome.problem)}`;
+    const [first] = outcome.problems;
+    const problems = first === void 0 ? "" : `; ${String(outcome.problems.length)} problem(s), the first: ${sanitiseMarkdown(first)}`;
+    return `Code scanner's SARIF ${file2}: ${String(outcome.findings)} finding(s) read, filtered to the diff with the others${problems}`;
+  });
 }
 
 // apps/action/src/main.ts
@@ -92811,12 +92967,25 @@ async function main() {
   const images = await prepareHelperImages(settings, { runnerTemp: runner.RUNNER_TEMP, dockerSocket: runnerDockerSocket(process.env) }, logger);
   const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL, images }, logger, scrubber);
   if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: ${settings.sandbox}): ${runtime.refusal}`);
+  const scanned = await readSarifInputs(settings.sarifInput, {
+    workspace: runner.GITHUB_WORKSPACE,
+    findings: runtime.operator.findings,
+    secrets: [settings.token]
+  });
+  for (const line2 of sarifInputWarnings(scanned.outcomes)) write(scrubber.scrub(line2));
   const ai = inProcessAiReviewer(settings.llm, { scrubber, logger, deadline: started + REVIEW_DEADLINE_MS });
   let exitCode;
   let closed;
   try {
     const report = await reviewActionPull(
-      { remote: `${runner.GITHUB_SERVER_URL}/${runner.GITHUB_REPOSITORY}.git`, token: settings.token, pull, headSha, filterMode: settings.filterMode },
+      {
+        remote: `${runner.GITHUB_SERVER_URL}/${runner.GITHUB_REPOSITORY}.git`,
+        token: settings.token,
+        pull,
+        headSha,
+        filterMode: settings.filterMode,
+        scanned: scanned.findings
+      },
       runtime,
       { logger, ...ai === void 0 ? {} : { ai } }
     );
@@ -92836,12 +93005,13 @@ async function main() {
       {
         failLevel: settings.failLevel,
         files: {
-          sarif: settings.sarifFile ?? join31(runner.RUNNER_TEMP, "reviewbot.sarif"),
+          sarif: settings.sarifFile ?? join32(runner.RUNNER_TEMP, "reviewbot.sarif"),
           ...runner.GITHUB_STEP_SUMMARY === void 0 ? {} : { stepSummary: runner.GITHUB_STEP_SUMMARY },
           ...runner.GITHUB_OUTPUT === void 0 ? {} : { output: runner.GITHUB_OUTPUT },
           ...settings.report === void 0 ? {} : { report: settings.report }
         },
         logger,
+        notes: sarifInputNotes(scanned.outcomes),
         write: (line2) => {
           write(scrubber.scrub(line2));
         }

@@ -9355,8 +9355,8 @@ function ko_default() {
 }
 
 // node_modules/.pnpm/zod@4.6.7/node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text) => {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -19737,6 +19737,14 @@ function isUnsafeCharacter(char) {
 function hexCode(char) {
   return (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0");
 }
+function findUnsafeCharacter(value) {
+  if (value.includes("\0"))
+    return "contains a NUL byte";
+  for (const char of value)
+    if (isUnsafeCharacter(char))
+      return `contains the control character U+${hexCode(char)}`;
+  return void 0;
+}
 
 // packages/policy/dist/config-error.js
 function quote(value, max = 80) {
@@ -19877,29 +19885,29 @@ var SecretScrubber = class {
     this.#dropExpired();
     return this.#secrets.size;
   }
-  scrub(text) {
+  scrub(text2) {
     this.#dropExpired();
-    if (this.#secrets.size === 0 || text.length < MIN_SECRET_LENGTH)
-      return text;
+    if (this.#secrets.size === 0 || text2.length < MIN_SECRET_LENGTH)
+      return text2;
     const index = this.#currentIndex();
     const firstUnits = this.#firstUnits;
     let out = "";
     let copied = 0;
-    for (let i = 0; i <= text.length - MIN_SECRET_LENGTH; ) {
-      if (!firstUnits.has(text.charCodeAt(i))) {
+    for (let i = 0; i <= text2.length - MIN_SECRET_LENGTH; ) {
+      if (!firstUnits.has(text2.charCodeAt(i))) {
         i += 1;
         continue;
       }
-      const match = index.get(text.slice(i, i + MIN_SECRET_LENGTH))?.find((secret) => text.startsWith(secret, i));
+      const match = index.get(text2.slice(i, i + MIN_SECRET_LENGTH))?.find((secret) => text2.startsWith(secret, i));
       if (match === void 0) {
         i += 1;
         continue;
       }
-      out += text.slice(copied, i) + REDACTED;
+      out += text2.slice(copied, i) + REDACTED;
       i += match.length;
       copied = i;
     }
-    return copied === 0 ? text : out + text.slice(copied);
+    return copied === 0 ? text2 : out + text2.slice(copied);
   }
   #currentIndex() {
     if (this.#index === null) {
@@ -20004,24 +20012,24 @@ var BIG_ENDIAN = endianness() === "BE";
 var SCRATCH_UNITS = 4096;
 var scratch = Buffer.alloc(2 * SCRATCH_UNITS);
 var scratchUnits = new Uint16Array(scratch.buffer, scratch.byteOffset, SCRATCH_UNITS);
-function stripUnsafe(text) {
-  return UNSAFE2.test(text) ? scan(text, STRIP) : text;
+function stripUnsafe(text2) {
+  return UNSAFE2.test(text2) ? scan(text2, STRIP) : text2;
 }
-function flattenBreaks(text) {
-  return BREAK_UNITS.test(text) ? scan(text, FLATTEN) : text;
+function flattenBreaks(text2) {
+  return BREAK_UNITS.test(text2) ? scan(text2, FLATTEN) : text2;
 }
-function stripAndFlatten(text) {
-  return UNSAFE_OR_BREAK.test(text) ? scan(text, STRIP_AND_FLATTEN) : text;
+function stripAndFlatten(text2) {
+  return UNSAFE_OR_BREAK.test(text2) ? scan(text2, STRIP_AND_FLATTEN) : text2;
 }
-function scan(text, table) {
-  const length = text.length;
-  if (!WIDE.test(text)) {
+function scan(text2, table) {
+  const length = text2.length;
+  if (!WIDE.test(text2)) {
     const bytes2 = bufferOf(length);
-    bytes2.write(text, 0, length, "latin1");
+    bytes2.write(text2, 0, length, "latin1");
     return bytes2.toString("latin1", 0, rewrite(bytes2, length, table));
   }
   const bytes = bufferOf(2 * length);
-  bytes.write(text, 0, 2 * length, "utf16le");
+  bytes.write(text2, 0, 2 * length, "utf16le");
   if (BIG_ENDIAN)
     bytes.subarray(0, 2 * length).swap16();
   const units = bytes === scratch ? scratchUnits : new Uint16Array(bytes.buffer, bytes.byteOffset, length);
@@ -20158,8 +20166,8 @@ var MAX_FINDING_TEXT = 1e3;
 var MAX_FINDING_INPUT = 2 * MAX_FINDING_TEXT;
 var MIN_PARTIAL_SECRET = 4;
 var SURROGATES2 = /[\ud800-\udfff]/;
-function cleanText(text) {
-  return stripAndFlatten(text);
+function cleanText(text2) {
+  return stripAndFlatten(text2);
 }
 function sanitiseFinding(finding, options) {
   const rule = finding.rule === null ? "" : singleLine(finding.rule, options.secrets);
@@ -20176,11 +20184,11 @@ function singleLine(value, secrets) {
   const cut = codePointOffset(flat, MAX_FINDING_TEXT - 1);
   return codePointOffset(flat, MAX_FINDING_TEXT, cut, MAX_FINDING_TEXT - 1) === flat.length ? flat : `${flat.slice(0, cut)}…`;
 }
-function codePointOffset(text, count, offset = 0, counted = 0) {
+function codePointOffset(text2, count, offset = 0, counted = 0) {
   let index = offset;
-  for (let seen = counted; seen < count && index < text.length; seen += 1) {
-    const unit = text.charCodeAt(index);
-    index += unit >= 55296 && unit <= 56319 && index + 1 < text.length ? 2 : 1;
+  for (let seen = counted; seen < count && index < text2.length; seen += 1) {
+    const unit = text2.charCodeAt(index);
+    index += unit >= 55296 && unit <= 56319 && index + 1 < text2.length ? 2 : 1;
   }
   return index;
 }
@@ -20198,9 +20206,9 @@ function scrubbingOf(secrets) {
   }
   return entry;
 }
-function scrubSecrets(text, entry) {
+function scrubSecrets(text2, entry) {
   const prefixes = entry.prefixes;
-  const scrubbed = prefixes.some((prefix) => text.includes(prefix)) ? entry.scrubber.scrub(text) : text;
+  const scrubbed = prefixes.some((prefix) => text2.includes(prefix)) ? entry.scrubber.scrub(text2) : text2;
   const last = scrubbed.charCodeAt(scrubbed.length - 1);
   let tail = 0;
   for (const secret of entry.scrubbed) {
@@ -20241,8 +20249,8 @@ function createFindingCollector(context) {
     }
   };
 }
-function decimalOrText(text) {
-  return text !== void 0 && /^\d{1,15}$/.test(text) ? Number(text) : text;
+function decimalOrText(text2) {
+  return text2 !== void 0 && /^\d{1,15}$/.test(text2) ? Number(text2) : text2;
 }
 function checkFinding(raw, context) {
   if (typeof raw.path !== "string" || raw.path === "")
@@ -20280,11 +20288,11 @@ function checkFinding(raw, context) {
     severity: resolveSeverity(context.severity, rule, raw.toolLevel, raw.fallback),
     message,
     rule,
-    helper: context.helper
+    helper: raw.source ?? context.helper
   };
 }
-function cap(text) {
-  return text.length > MAX_FINDING_INPUT ? text.slice(0, MAX_FINDING_INPUT) : text;
+function cap(text2) {
+  return text2.length > MAX_FINDING_INPUT ? text2.slice(0, MAX_FINDING_INPUT) : text2;
 }
 function position(value) {
   if (value === void 0 || value === null || value === 0)
@@ -20346,27 +20354,27 @@ var SKIPPED = [
   ["<!--", "-->"],
   ["<![CDATA[", "]]>"]
 ];
-function scanXml(text) {
+function scanXml(text2) {
   const events = [];
   const open2 = [];
   const stop = (problem) => ({ events, problem });
   let position2 = 0;
   for (; ; ) {
-    const start = text.indexOf("<", position2);
+    const start = text2.indexOf("<", position2);
     if (start === -1)
       break;
-    const skipped = SKIPPED.find(([opener]) => text.startsWith(opener, start));
+    const skipped = SKIPPED.find(([opener]) => text2.startsWith(opener, start));
     if (skipped !== void 0) {
-      const end = text.indexOf(skipped[1], start + skipped[0].length);
+      const end = text2.indexOf(skipped[1], start + skipped[0].length);
       if (end === -1)
         return stop(`unterminated ${quote(skipped[0])} at offset ${start}`);
       position2 = end + skipped[1].length;
       continue;
     }
-    if (text.startsWith("<!", start))
+    if (text2.startsWith("<!", start))
       return stop(`refused a DOCTYPE or other declaration at offset ${start}`);
     CLOSE_TAG.lastIndex = start;
-    const close = CLOSE_TAG.exec(text);
+    const close = CLOSE_TAG.exec(text2);
     if (close !== null) {
       const name = close[1] ?? "";
       if (open2.pop() !== name)
@@ -20375,7 +20383,7 @@ function scanXml(text) {
       position2 = CLOSE_TAG.lastIndex;
       continue;
     }
-    const tag = readStartTag(text, start + 1);
+    const tag = readStartTag(text2, start + 1);
     if (typeof tag === "string")
       return stop(`${tag} at offset ${start}`);
     events.push({ type: "open", name: tag.name, attributes: tag.attributes });
@@ -20391,16 +20399,16 @@ function scanXml(text) {
     return stop("no XML element found");
   return { events, problem: null };
 }
-function readStartTag(text, from) {
+function readStartTag(text2, from) {
   NAME.lastIndex = from;
-  const name = NAME.exec(text)?.[0];
+  const name = NAME.exec(text2)?.[0];
   if (name === void 0)
     return "malformed tag";
   const attributes = /* @__PURE__ */ new Map();
   let position2 = NAME.lastIndex;
   for (; ; ) {
     ATTRIBUTE.lastIndex = position2;
-    const attribute = ATTRIBUTE.exec(text);
+    const attribute = ATTRIBUTE.exec(text2);
     if (attribute === null)
       break;
     const key = attribute[1] ?? "";
@@ -20413,7 +20421,7 @@ function readStartTag(text, from) {
     position2 = ATTRIBUTE.lastIndex;
   }
   TAG_END.lastIndex = position2;
-  const end = TAG_END.exec(text);
+  const end = TAG_END.exec(text2);
   if (end === null)
     return `malformed or unterminated <${name}>`;
   return { name, attributes, selfClosing: end[1] === "/", end: TAG_END.lastIndex };
@@ -20483,22 +20491,22 @@ function member(value, ...keys) {
   }
   return current;
 }
-function parseJsonDocument(text) {
+function parseJsonDocument(text2) {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { ok: true, value: JSON.parse(text2) };
   } catch (error62) {
     const reason = error62 instanceof Error ? `${error62.name}: ${error62.message}` : "unknown error";
     return { ok: false, problem: `output is not valid JSON (${quote(reason, 120)})` };
   }
 }
-function stripByteOrderMark(text) {
-  return text.charCodeAt(0) === 65279 ? text.slice(1) : text;
+function stripByteOrderMark(text2) {
+  return text2.charCodeAt(0) === 65279 ? text2.slice(1) : text2;
 }
 function readJsonOutput(output2, collector) {
-  const text = stripByteOrderMark(output2);
-  if (text.trim() === "")
+  const text2 = stripByteOrderMark(output2);
+  if (text2.trim() === "")
     return void 0;
-  const document = parseJsonDocument(text);
+  const document = parseJsonDocument(text2);
   if (!document.ok)
     collector.problem(document.problem);
   return document.ok ? document.value : void 0;
@@ -20519,22 +20527,22 @@ var HEAD = 512;
 var RUSTC_HEADER = /^(?<level>error|warning|note|help)(?:\[(?<code>[A-Za-z0-9_:-]{1,64})\])?: /;
 var RUFF_HEADER = /^(?:(?<code>[A-Z]{1,4}\d{1,4}) (?:\[\*\] )?|(?<name>[a-z][a-z0-9-]{0,63}): )/;
 var LINT_NOTE = /^\s*= note: `#\[(?:warn|deny|forbid)\((?<lint>[A-Za-z0-9_:]{1,128})\)\]`/;
-function readArrowLocation(text) {
+function readArrowLocation(text2) {
   let start = 0;
-  while (start < text.length && start < HEAD && text.charAt(start) === " ")
+  while (start < text2.length && start < HEAD && text2.charAt(start) === " ")
     start += 1;
-  if (!text.startsWith("--> ", start))
+  if (!text2.startsWith("--> ", start))
     return null;
-  const last = text.lastIndexOf(":");
-  const before = last > 0 ? text.lastIndexOf(":", last - 1) : -1;
-  const lastNumber = text.slice(last + 1);
+  const last = text2.lastIndexOf(":");
+  const before = last > 0 ? text2.lastIndexOf(":", last - 1) : -1;
+  const lastNumber = text2.slice(last + 1);
   if (last === -1 || !isNumber(lastNumber))
     return null;
-  const middle = before === -1 ? "" : text.slice(before + 1, last);
+  const middle = before === -1 ? "" : text2.slice(before + 1, last);
   if (before > start + 4 && isNumber(middle)) {
-    return { file: text.slice(start + 4, before), line: middle, column: lastNumber };
+    return { file: text2.slice(start + 4, before), line: middle, column: lastNumber };
   }
-  return last > start + 4 ? { file: text.slice(start + 4, last), line: lastNumber, column: void 0 } : null;
+  return last > start + 4 ? { file: text2.slice(start + 4, last), line: lastNumber, column: void 0 } : null;
 }
 function readArrowHeader(header) {
   const head = header.slice(0, HEAD);
@@ -20548,94 +20556,94 @@ function readArrowHeader(header) {
   }
   return { text: header, code: null, level: null };
 }
-function readLintNote(text) {
-  return LINT_NOTE.exec(text.slice(0, HEAD))?.groups?.lint ?? null;
+function readLintNote(text2) {
+  return LINT_NOTE.exec(text2.slice(0, HEAD))?.groups?.lint ?? null;
 }
-function isSnippetLine(text) {
+function isSnippetLine(text2) {
   let index = 0;
-  while (index < text.length && index < HEAD && text.charAt(index) === " ")
+  while (index < text2.length && index < HEAD && text2.charAt(index) === " ")
     index += 1;
-  while (index < text.length && index < HEAD && isDigitAt(text, index))
+  while (index < text2.length && index < HEAD && isDigitAt(text2, index))
     index += 1;
-  while (index < text.length && index < HEAD && text.charAt(index) === " ")
+  while (index < text2.length && index < HEAD && text2.charAt(index) === " ")
     index += 1;
-  return text.charAt(index) === "|" && index > 0;
+  return text2.charAt(index) === "|" && index > 0;
 }
-function isNumber(text) {
-  if (text.length === 0 || text.length > 20)
+function isNumber(text2) {
+  if (text2.length === 0 || text2.length > 20)
     return false;
-  for (let index = 0; index < text.length; index += 1)
-    if (!isDigitAt(text, index))
+  for (let index = 0; index < text2.length; index += 1)
+    if (!isDigitAt(text2, index))
       return false;
   return true;
 }
-function isDigitAt(text, index) {
-  const code = text.charCodeAt(index);
+function isDigitAt(text2, index) {
+  const code = text2.charCodeAt(index);
   return code >= 48 && code <= 57;
 }
 
 // packages/review/dist/findings/read-location.js
 var MAX_DIGITS = 20;
-function readLocation(text) {
-  return readTscLocation(text) ?? readColonLocation(text);
+function readLocation(text2) {
+  return readTscLocation(text2) ?? readColonLocation(text2);
 }
-function readColonLocation(text) {
-  const colon = text.indexOf(":");
+function readColonLocation(text2) {
+  const colon = text2.indexOf(":");
   if (colon < 1)
     return null;
-  const line = digitsAt(text, colon + 1);
-  if (line === null || text.charAt(line.end) !== ":")
+  const line = digitsAt(text2, colon + 1);
+  if (line === null || text2.charAt(line.end) !== ":")
     return null;
   let end = line.end;
   let column;
-  const second = digitsAt(text, end + 1);
-  if (second !== null && text.charAt(second.end) === ":") {
+  const second = digitsAt(text2, end + 1);
+  if (second !== null && text2.charAt(second.end) === ":") {
     column = second.digits;
     end = second.end;
   }
-  return { file: text.slice(0, colon), line: line.digits, column, rest: skipSpaces(text, end + 1) };
+  return { file: text2.slice(0, colon), line: line.digits, column, rest: skipSpaces(text2, end + 1) };
 }
 var TSC_LEVELS = ["error", "warning"];
-function readTscLocation(text) {
-  const open2 = text.indexOf("(");
+function readTscLocation(text2) {
+  const open2 = text2.indexOf("(");
   if (open2 < 1)
     return null;
-  const line = digitsAt(text, open2 + 1);
-  if (line === null || text.charAt(line.end) !== ",")
+  const line = digitsAt(text2, open2 + 1);
+  if (line === null || text2.charAt(line.end) !== ",")
     return null;
-  const column = digitsAt(text, line.end + 1);
-  if (column === null || !text.startsWith("): ", column.end))
+  const column = digitsAt(text2, line.end + 1);
+  if (column === null || !text2.startsWith("): ", column.end))
     return null;
   const after = column.end + 3;
-  const level = TSC_LEVELS.find((name) => text.startsWith(`${name} TS`, after));
+  const level = TSC_LEVELS.find((name) => text2.startsWith(`${name} TS`, after));
   if (level === void 0)
     return null;
-  const code = digitsAt(text, after + level.length + 3);
-  if (code === null || !text.startsWith(": ", code.end))
+  const code = digitsAt(text2, after + level.length + 3);
+  if (code === null || !text2.startsWith(": ", code.end))
     return null;
   return {
-    file: text.slice(0, open2),
+    file: text2.slice(0, open2),
     line: line.digits,
     column: column.digits,
-    rest: text.slice(code.end + 2),
+    rest: text2.slice(code.end + 2),
     level,
     code: `TS${code.digits}`
   };
 }
-function digitsAt(text, from) {
+function digitsAt(text2, from) {
   let end = from;
-  while (end < text.length && end - from <= MAX_DIGITS && isDigit(text.charCodeAt(end)))
+  while (end < text2.length && end - from <= MAX_DIGITS && isDigit(text2.charCodeAt(end)))
     end += 1;
-  return end === from || end - from > MAX_DIGITS ? null : { digits: text.slice(from, end), end };
+  return end === from || end - from > MAX_DIGITS ? null : { digits: text2.slice(from, end), end };
 }
 function isDigit(code) {
   return code >= 48 && code <= 57;
 }
-function skipSpaces(text, from) {
+function skipSpaces(text2, from) {
   let start = from;
-  while (start < text.length && /\s/.test(text.charAt(start)))
+  while (start < text2.length && /\s/.test(text2.charAt(start)))
     start += 1;
-  return text.slice(start);
+  return text2.slice(start);
 }
 
 // packages/review/dist/findings/read-message.js
@@ -20667,24 +20675,24 @@ function readMessage(rest) {
     if (match === null)
       continue;
     const groups = match.groups ?? {};
-    const text = rest.slice(match[0].length);
-    if (text.trim() === "")
+    const text2 = rest.slice(match[0].length);
+    if (text2.trim() === "")
       continue;
-    const split = shape.trailingCode === true ? splitTrailingCode(text) : null;
-    return { text: split?.text ?? text, code: groups.code ?? split?.code ?? null, level: shape.level(groups) };
+    const split = shape.trailingCode === true ? splitTrailingCode(text2) : null;
+    return { text: split?.text ?? text2, code: groups.code ?? split?.code ?? null, level: shape.level(groups) };
   }
   return { text: rest, code: null, level: null };
 }
-function splitTrailingCode(text) {
-  if (!text.endsWith("]"))
+function splitTrailingCode(text2) {
+  if (!text2.endsWith("]"))
     return null;
-  const open2 = text.lastIndexOf("[", text.length - 1);
-  if (open2 < 1 || text.length - open2 - 2 > MAX_TRAILING_CODE || !/\s/.test(text.charAt(open2 - 1)))
+  const open2 = text2.lastIndexOf("[", text2.length - 1);
+  if (open2 < 1 || text2.length - open2 - 2 > MAX_TRAILING_CODE || !/\s/.test(text2.charAt(open2 - 1)))
     return null;
-  const code = text.slice(open2 + 1, -1);
+  const code = text2.slice(open2 + 1, -1);
   if (!/^[a-z][a-z0-9-]*$/.test(code))
     return null;
-  return { text: text.slice(0, open2).trimEnd(), code };
+  return { text: text2.slice(0, open2).trimEnd(), code };
 }
 
 // packages/review/dist/findings/parse-errorformat.js
@@ -20863,9 +20871,9 @@ function parseRuffJson(output2, context) {
 function sarifMessageReader(run) {
   const compiled = /* @__PURE__ */ new Map();
   return (message, rule) => {
-    const text = member(message, "text");
-    if (typeof text === "string")
-      return text;
+    const text2 = member(message, "text");
+    if (typeof text2 === "string")
+      return text2;
     const id = member(message, "id");
     if (typeof id !== "string")
       return void 0;
@@ -20884,11 +20892,11 @@ function sarifMessageReader(run) {
 function stringOf(value) {
   if (typeof value === "string")
     return value;
-  const text = member(value, "text");
-  return typeof text === "string" ? text : void 0;
+  const text2 = member(value, "text");
+  return typeof text2 === "string" ? text2 : void 0;
 }
-function compile2(text) {
-  const template = text.length > MAX_FINDING_TEXT + 1 ? text.slice(0, MAX_FINDING_TEXT + 1) : text;
+function compile2(text2) {
+  const template = text2.length > MAX_FINDING_TEXT + 1 ? text2.slice(0, MAX_FINDING_TEXT + 1) : text2;
   const pieces = [];
   let literal2 = "";
   for (let index = 0; index < template.length; ) {
@@ -20918,18 +20926,18 @@ function format(pieces, args) {
   for (const piece of pieces) {
     if (length > MAX_FINDING_TEXT)
       break;
-    let text;
+    let text2;
     if (typeof piece === "string") {
-      text = piece;
+      text2 = piece;
     } else {
       const argument = args[piece.index];
       const known = cleaned.get(piece.index);
-      text = typeof argument !== "string" ? piece.written : known ?? cleanText(argument.slice(0, MAX_FINDING_TEXT + 1));
+      text2 = typeof argument !== "string" ? piece.written : known ?? cleanText(argument.slice(0, MAX_FINDING_TEXT + 1));
       if (typeof argument === "string" && known === void 0)
-        cleaned.set(piece.index, text);
+        cleaned.set(piece.index, text2);
     }
-    parts.push(text);
-    length += text.length;
+    parts.push(text2);
+    length += text2.length;
   }
   const out = parts.join("");
   return out.length > MAX_FINDING_TEXT + 1 ? out.slice(0, MAX_FINDING_TEXT + 1) : out;
@@ -20987,6 +20995,113 @@ function indexRules(component) {
       byId.set(id, rule);
   }
   return { list, byId };
+}
+
+// packages/contracts/dist/severity.js
+var Severity = external_exports.enum(["error", "warning", "notice"]);
+
+// packages/core/dist/errors.js
+var ERROR_CATALOGUE = {
+  CONFIG_INVALID: { status: 500, retryable: false, summary: "operator configuration is invalid" },
+  REPO_CONFIG_INVALID: { status: 422, retryable: false, summary: "the repository's .ai/ configuration is invalid" },
+  POLICY_DENIED: { status: 403, retryable: false, summary: "a security policy rule refused the request" },
+  GIT_FAILED: { status: 502, retryable: true, summary: "a git command failed" },
+  GIT_TIMEOUT: { status: 504, retryable: true, summary: "a git command exceeded its deadline" },
+  REPO_NOT_FOUND: { status: 404, retryable: false, summary: "the repository does not exist or cannot be read" },
+  REF_NOT_FOUND: { status: 404, retryable: false, summary: "a ref or commit could not be fetched" },
+  HEAD_SHA_MISMATCH: { status: 409, retryable: false, summary: "the fetched head is not the commit the job names" },
+  CHECKOUT_TOO_LARGE: { status: 413, retryable: false, summary: "the tree exceeds the checkout size limits" },
+  LOCK_TIMEOUT: { status: 503, retryable: true, summary: "a clone-cache lock could not be acquired in time" },
+  SANDBOX_UNAVAILABLE: { status: 503, retryable: true, summary: "no sandbox engine can run the helper safely" },
+  IMAGE_MISSING: { status: 500, retryable: false, summary: "the helper's image is not on this worker's sandbox engine" },
+  USAGE: { status: 400, retryable: false, summary: "the command line is invalid" },
+  BODY_TOO_LARGE: { status: 413, retryable: false, summary: "the request body exceeds the size limit" },
+  BODY_UNREADABLE: { status: 400, retryable: false, summary: "the request body could not be read" },
+  BODY_TOO_SLOW: { status: 408, retryable: false, summary: "the request body arrived too slowly" },
+  WEBHOOK_SIGNATURE_INVALID: { status: 401, retryable: false, summary: "the webhook signature is missing or wrong" },
+  WEBHOOK_TOO_LARGE: { status: 413, retryable: false, summary: "the webhook body exceeds the size limit" },
+  WEBHOOK_CONTENT_TYPE: { status: 415, retryable: false, summary: "the webhook body is not application/json" },
+  WEBHOOK_MALFORMED: { status: 400, retryable: false, summary: "the webhook body or headers are malformed" },
+  WEBHOOK_TOO_SLOW: { status: 408, retryable: false, summary: "the webhook body arrived too slowly" },
+  WEBHOOK_BUSY: { status: 503, retryable: true, summary: "too many webhook bodies are being read at once" },
+  QUEUE_UNAVAILABLE: { status: 503, retryable: true, summary: "Redis did not accept the job in time" },
+  JOB_INVALID: { status: 422, retryable: false, summary: "a queued job does not match its contract" },
+  UNAUTHENTICATED: { status: 401, retryable: false, summary: "the request carries no valid credential" },
+  REQUEST_INVALID: { status: 400, retryable: false, summary: "an API request body or header is malformed" },
+  JOB_NOT_HELD: { status: 403, retryable: false, summary: "the caller holds no live job the api created with this id" },
+  API_UNAVAILABLE: { status: 503, retryable: true, summary: "a worker could not reach the api, or got no usable answer" },
+  OUTCOME_RECORDED: { status: 409, retryable: false, summary: "the job's outcome was already recorded as something else" },
+  GITHUB_API_FAILED: { status: 502, retryable: true, summary: "a GitHub API call failed" },
+  REVIEW_CANCELLED: { status: 409, retryable: false, summary: "a newer head superseded the review" },
+  REVIEW_TIMEOUT: { status: 504, retryable: false, summary: "the review ran past its wall-clock deadline" },
+  INSTALLATION_BUSY: { status: 429, retryable: true, summary: "the installation runs as many reviews as the api allows: retry later" },
+  LLM_UNAVAILABLE: { status: 502, retryable: true, summary: "the model endpoint failed or was unreachable after retries" },
+  LLM_REFUSED: { status: 502, retryable: false, summary: "the model endpoint refused the request (4xx other than 429)" },
+  LLM_RESPONSE_INVALID: { status: 502, retryable: true, summary: "the model endpoint answered with a body that does not match its protocol" },
+  LLM_BUDGET_EXCEEDED: { status: 429, retryable: false, summary: "a token or spend cap of the job or the installation is used up" },
+  LLM_BUSY: { status: 429, retryable: true, summary: "the job already has a model call in flight, or its installation as many as the api allows: retry later" },
+  FETCH_FAILED: { status: 502, retryable: true, summary: "an allowlisted page the model asked for could not be fetched" },
+  NOT_FOUND: { status: 404, retryable: false, summary: "the API has no such route" },
+  INTERNAL: { status: 500, retryable: true, summary: "an unexpected error (a bug): retried, then reported" }
+};
+var ErrorCode = external_exports.enum(Object.keys(ERROR_CATALOGUE));
+
+// packages/policy/dist/runtime-args.js
+var MAX_ARGS_CEILING = 32;
+var DEFAULT_MAX_ARGS = 8;
+
+// packages/policy/dist/helper-spec.js
+var HELPER_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+var MAX_COMMAND_ENTRIES = 64;
+var MAX_VALUE_LENGTH = 1024;
+var MAX_DESCRIPTION_LENGTH = 1e3;
+var MAX_SEVERITY_ENTRIES = 200;
+var OutputFormat = external_exports.enum(["sarif", "checkstyle", "rdjson", "rdjsonl", "eslint-json", "ruff-json", "errorformat", "text"]);
+var text = (max) => external_exports.string().max(max, `is longer than ${max} characters`).refine((value) => !value.includes("\0"), "contains a NUL byte");
+var safeKey = external_exports.string().min(1, "is empty").max(200, "is longer than 200 characters").superRefine((key, ctx) => {
+  const unsafe = findUnsafeCharacter(key);
+  if (unsafe !== void 0)
+    ctx.addIssue({ code: "custom", message: unsafe });
+});
+var SeverityMap = WithoutProtoKey.pipe(external_exports.record(safeKey, Severity)).refine((map2) => Object.keys(map2).length <= MAX_SEVERITY_ENTRIES, `has more than ${MAX_SEVERITY_ENTRIES} entries`).readonly();
+var argv = external_exports.array(text(MAX_VALUE_LENGTH));
+var HelperSpec = external_exports.strictObject({
+  name: external_exports.string().regex(HELPER_NAME, {
+    error: (issue2) => `${quote(String(issue2.input))} does not match ${String(HELPER_NAME)}`
+  }),
+  description: text(MAX_DESCRIPTION_LENGTH),
+  command: argv.max(MAX_COMMAND_ENTRIES, `has more than ${MAX_COMMAND_ENTRIES} entries`),
+  cwd: text(MAX_VALUE_LENGTH).optional(),
+  allow_args: external_exports.boolean().default(false),
+  // 0 is serge's way of saying "no arguments" beside `allow_args: false` (checked below).
+  max_args: external_exports.int().min(0).max(MAX_ARGS_CEILING).default(DEFAULT_MAX_ARGS),
+  args_separator: external_exports.boolean().default(true),
+  timeout_seconds: external_exports.number().optional(),
+  install: argv.optional(),
+  image: text(MAX_VALUE_LENGTH).optional(),
+  format: OutputFormat.default("text"),
+  severity: SeverityMap.optional(),
+  memory_mb: external_exports.number().optional(),
+  cpus: external_exports.number().optional(),
+  pids: external_exports.number().optional()
+}).superRefine((spec, ctx) => {
+  if (spec.allow_args && spec.max_args === 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["max_args"],
+      message: "is 0 while allow_args is true: no argument could be passed; set allow_args to false or max_args to at least 1"
+    });
+  }
+});
+
+// packages/review/dist/findings/sarif-tool-source.js
+var READ_AT_MOST = 256;
+function sarifToolSource(run) {
+  const name = member(run, "tool", "driver", "name");
+  if (typeof name !== "string")
+    return void 0;
+  const source = name.slice(0, READ_AT_MOST).replace(/[^A-Za-z0-9_-]+/g, "-").replace(/^[^A-Za-z]+/, "").slice(0, 64).replace(/-+$/, "");
+  return HELPER_NAME.test(source) ? source : void 0;
 }
 
 // packages/review/dist/findings/sarif-uri.js
@@ -21085,9 +21200,9 @@ function decode3(uri) {
   const path = decodeEscapes(rest);
   return path === void 0 ? { ok: false, problem: `URI ${quote(uri)} has a malformed percent-escape` } : { ok: true, path };
 }
-function decodeEscapes(text) {
+function decodeEscapes(text2) {
   try {
-    return decodeURIComponent(text);
+    return decodeURIComponent(text2);
   } catch {
     return void 0;
   }
@@ -21107,14 +21222,15 @@ function parseSarif(output2, context) {
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const context2 = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
+    const source = context.toolAsSource === true ? sarifToolSource(run) : void 0;
+    const runContext = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run), source };
     results.forEach((result, index) => {
-      readResult(collector, context2, result, `runs[${runIndex}].results[${index}]`);
+      readResult(collector, runContext, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
 }
-function readResult(collector, { run, rules, paths, messages }, result, where) {
+function readResult(collector, { run, rules, paths, messages, source }, result, where) {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -21148,7 +21264,8 @@ function readResult(collector, { run, rules, paths, messages }, result, where) {
     message: messages(member(result, "message"), rule.descriptor),
     rule: rule.id,
     toolLevel,
-    fallback: known ?? "warning"
+    fallback: known ?? "warning",
+    ...source === void 0 ? {} : { source }
   }, where);
   if (known === void 0) {
     const shown = typeof level === "string" ? quote(level, 20) : `of type ${typeof level}`;
@@ -21199,8 +21316,8 @@ function parseFindings(format2, output2, context) {
 
 // packages/review/dist/findings/extract-findings.js
 function extractFindings(request) {
-  const text = typeof request.output === "string" ? request.output : Buffer.from(request.output.buffer, request.output.byteOffset, request.output.byteLength).toString("utf8");
-  const parsed = parseFindings(request.format, text, { helper: request.helper, severity: request.severity });
+  const text2 = typeof request.output === "string" ? request.output : Buffer.from(request.output.buffer, request.output.byteOffset, request.output.byteLength).toString("utf8");
+  const parsed = parseFindings(request.format, text2, { helper: request.helper, severity: request.severity, toolAsSource: request.toolAsSource });
   const problems = parsed.problems;
   const mapping = { mountPoint: request.mountPoint, cwd: request.cwd };
   const findings = [];

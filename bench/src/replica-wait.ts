@@ -12,7 +12,23 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? "2000");
 const port = 20_000 + Math.floor(Math.random() * 20_000);
 const dir = mkdtempSync(join(tmpdir(), "bench-wait-"));
 const primary = startRedis(dir, port);
-const replica = startProcess(["redis-server", "--port", String(port + 1), "--bind", "127.0.0.1", "--save", "", "--replicaof", "127.0.0.1", String(port)], {});
+const replica = startProcess(
+  [
+    "redis-server",
+    "--port",
+    String(port + 1),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--dir",
+    mkdtempSync(join(dir, "replica-")),
+    "--replicaof",
+    "127.0.0.1",
+    String(port),
+  ],
+  {},
+);
 try {
   await primary.waitFor(/Ready to accept connections/);
   await replica.waitFor(/MASTER <-> REPLICA sync: Finished with success/);

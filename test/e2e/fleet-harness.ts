@@ -4,14 +4,17 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
+import type { RedisRole } from "@reviewbot/queue/redis-acl";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { redisTargetEnv, type RedisTarget } from "@reviewbot/queue/redis-target";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import { startApp, type AppProcess } from "../support/app-process.js";
 import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { startRedisSentinelSet, type RedisSentinelSet } from "../support/redis-sentinel.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 import { sendWebhook } from "../support/webhook-client.js";
 import { openFleetEngine, type FleetEngine } from "./fleet-engine.js";
@@ -31,7 +34,10 @@ export const DASHBOARD_PASSWORD = randomBytes(12).toString("hex");
  * connections (`reviews`, `tasks`, `redis.url`) as the admin.
  */
 export interface Fleet {
+  /** The Redis server (with `redis: "sentinel"`, the first primary). */
   readonly redis: LocalRedis;
+  /** The Sentinel deployment the fleet reaches Redis through, with `redis: "sentinel"`. */
+  readonly sentinel: RedisSentinelSet | null;
   readonly github: GitHubStandIn;
   readonly git: GitHttpServer;
   /** Directory served by the git server: `<gitRoot>/<owner>/<name>.git`. */
@@ -65,6 +71,8 @@ export interface FleetOptions {
   readonly engine?: FleetEngine;
   /** REVIEWBOT_REDIS_PREFIX of the api and the workers; Redis's ACL users and the suite's queues follow it. */
   readonly redisPrefix?: string;
+  /** One Redis server (the default), or a primary and a replica behind a Sentinel. */
+  readonly redis?: "single" | "sentinel";
 }
 
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -75,9 +83,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const engine = await openFleetEngine(options.engine ?? "bwrap");
   const keys = redisKeyspace(options.redisPrefix);
   const prefixEnv = options.redisPrefix === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: options.redisPrefix };
-  const redis = await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys });
+  const sentinel = options.redis === "sentinel" ? await startRedisSentinelSet(join(root, "redis")) : null;
+  const redis = sentinel?.primary ?? (await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys }));
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
+  const roleTarget = (role: RedisRole): RedisTarget => sentinel?.target(role) ?? { kind: "url", url: roles[role].url, password: roles[role].password };
   const workersFile = join(root, "workers");
   writeFileSync(workersFile, WORKER_CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
   const key = generateTestAppKey();
@@ -108,8 +118,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   });
   mkdirSync(join(root, "git-home"), { recursive: true });
   const api = startApp("api", "api", {
-    REDIS_URL: roles.api.url,
-    REDIS_PASSWORD: roles.api.password,
+    ...redisTargetEnv(roleTarget("api")),
     REVIEWBOT_LOG_LEVEL: "info",
     REVIEWBOT_PORT: "0",
     REVIEWBOT_WEBHOOK_SECRET: SECRET,
@@ -124,7 +133,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   });
   const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
   const apiUrl = `http://127.0.0.1:${listening.port}`;
-  const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const connection = createRedisConnection(roleTarget("admin"), { name: "suite", blocking: true });
   const reviews = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
   const tasks = new Queue(GITHUB_QUEUE, { connection, prefix: keys.bull });
   const workers: AppProcess[] = [];
@@ -133,8 +142,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const credential = WORKER_CREDENTIALS[index];
     if (credential === undefined) throw new Error(`the fleet has credentials for ${WORKER_CREDENTIALS.length} workers`);
     const worker = startApp("worker", `worker-${index}`, {
-      REDIS_URL: roles.worker.url,
-      REDIS_PASSWORD: roles.worker.password,
+      ...redisTargetEnv(roleTarget("worker")),
       REVIEWBOT_LOG_LEVEL: "info",
       REVIEWBOT_SOURCE: "github",
       REVIEWBOT_API_URL: apiUrl,
@@ -163,7 +171,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     connection.disconnect();
     await git.close();
     await github.close();
-    await redis.stop();
+    await (sentinel ?? redis).stop();
     await engine.close();
     await rm(root, { recursive: true, force: true });
   };
@@ -176,6 +184,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   }
   return {
     redis,
+    sentinel,
     github,
     git,
     gitRoot,

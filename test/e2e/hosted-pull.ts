@@ -55,6 +55,15 @@ export function hostPull(fleet: PullHost, options: HostedPullOptions): HostedPul
   return pull;
 }
 
+/** Another PR on `first`'s repository: its own branch off the same base with one commit, `refs/pull/<number>/head`. */
+export function addPull(fleet: PullHost, first: HostedPull, number: number, edit: (tree: WorkTreeWriter) => void): HostedPull {
+  const branch = `pull-${number}`;
+  first.upstream.git(["branch", "--force", branch, first.baseSha]);
+  const pull: HostedPull = { ...first, number, headSha: first.upstream.commitOn(branch, edit, `PR ${number}`) };
+  publishHead(fleet, pull);
+  return pull;
+}
+
 /** The PR author pushes: a new commit on the fork, `refs/pull/<n>/head` moves; returns the new head. */
 export function pushToPull(fleet: PullHost, pull: HostedPull, edit: (tree: WorkTreeWriter) => void): string {
   pull.headSha = pull.upstream.commitOn("fork", edit, "push to the PR");

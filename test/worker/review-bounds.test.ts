@@ -100,6 +100,8 @@ describe("the api's per-installation cap, as a worker meets it", () => {
     for (const job of [first, second, other]) ids.push((await enqueueReview(stand.reviews, stand.connection, DEFAULT_KEYSPACE, stand.seal, job)).jobId);
     const [firstId = "", secondId = "", otherId = ""] = ids;
     for (const id of ids) expect((await waitForTask(stand.github, `completed.${id}`, 90_000)).kind).toBe("completed");
+    // The check run completes before BullMQ ends the job (and counts its attempt): wait for both.
+    for (const id of ids) expect(await waitForState(stand.reviews, id, ["completed"], 10_000)).toBe("completed");
     const spans = new Map([
       [firstId, await span(firstId)],
       [secondId, await span(secondId)],

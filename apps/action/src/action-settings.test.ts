@@ -25,8 +25,17 @@ describe("loadActionSettings", () => {
       filterMode: "added",
       sandbox: "require",
       engine: "auto",
+      sarifInput: [],
       llm: { enabled: false },
     });
+  });
+
+  it("reads sarif-input as paths one a line or separated by commas", () => {
+    expect(loadActionSettings(env({ "sarif-input": "codeql/javascript.sarif, semgrep.sarif\n\n ruff.sarif \n" })).sarifInput).toEqual([
+      "codeql/javascript.sarif",
+      "semgrep.sarif",
+      "ruff.sarif",
+    ]);
   });
 
   it("reads the model inputs as the REVIEWBOT_LLM_* settings they are", () => {
@@ -49,6 +58,10 @@ describe("loadActionSettings", () => {
     [{ engine: "none" }, "input `engine`"],
     [{ "fail-level": "fatal" }, "input `fail-level`"],
     [{ "pull-request": "seven" }, "input `pull-request`"],
+    [{ "sarif-input": "a.sarif,../outside.sarif" }, "input `sarif-input`: a path must not climb out of GITHUB_WORKSPACE"],
+    [{ "sarif-input": "/etc/passwd" }, "input `sarif-input`: a path must be relative to GITHUB_WORKSPACE"],
+    [{ "sarif-input": "a\u0007.sarif" }, "input `sarif-input`: a path holds a control character"],
+    [{ "sarif-input": Array.from({ length: 21 }, (_, i) => `f${String(i)}.sarif`).join(",") }, "input `sarif-input`: at most 20 files"],
     [{ "llm-base-url": "ftp://example.com" }, "input `llm-base-url`"],
     // A cross-check names the input, not the variable it is.
     [{ "llm-base-url": "https://api.example.com/v1" }, "input `llm-model`: is required when llm-base-url is set"],

@@ -7,6 +7,7 @@ import { ENGINE_CHOICES, type EngineChoiceSetting } from "@reviewbot/runtime/run
 import { FAIL_LEVELS, type FailLevel } from "@reviewbot/review/render/fail-level";
 import { REPORT_FORMATS, type ReportFormat } from "@reviewbot/review/render/render-report";
 import { readActionInput } from "./action-input.js";
+import { SarifInputPaths } from "./sarif-input-paths.js";
 
 /**
  * The model inputs and the REVIEWBOT_LLM_* setting each one is: the action takes the CLI's and the
@@ -36,6 +37,7 @@ const ActionInputs = z
     engine: z.enum(ENGINE_CHOICES).default("auto"),
     "pull-request": z.coerce.number().int().positive().optional(),
     "image-cache": z.string().min(1).optional(),
+    "sarif-input": SarifInputPaths.optional(),
   })
   .strict();
 
@@ -54,6 +56,8 @@ export interface ActionSettings {
   readonly pullRequest?: number;
   /** A directory the workflow keeps with actions/cache: the saved helper images (helper-images.ts). */
   readonly imageCache?: string;
+  /** Code scanners' SARIF files an earlier step wrote, relative to GITHUB_WORKSPACE (read-sarif-inputs.ts). */
+  readonly sarifInput: readonly string[];
   readonly llm: LlmSettings;
 }
 
@@ -92,6 +96,7 @@ export function loadActionSettings(env: NodeJS.ProcessEnv): ActionSettings {
     engine: inputs.engine,
     ...(inputs["pull-request"] === undefined ? {} : { pullRequest: inputs["pull-request"] }),
     ...(inputs["image-cache"] === undefined ? {} : { imageCache: inputs["image-cache"] }),
+    sarifInput: inputs["sarif-input"] ?? [],
     llm: toLlmSettings(llm.data),
   });
 }

@@ -13,6 +13,8 @@ import { readEventPayload } from "./read-event-payload.js";
 import { readPullRequest } from "./read-pull-request.js";
 import { reviewActionPull } from "./review-action-pull.js";
 import { readRunnerEnv } from "./runner-env.js";
+import { readSarifInputs } from "./read-sarif-inputs.js";
+import { sarifInputNotes, sarifInputWarnings } from "./sarif-input-report.js";
 
 /** The AI review starts no model call later than this after the run started (the CLI's default). */
 const REVIEW_DEADLINE_MS = 20 * 60 * 1000;
@@ -53,12 +55,26 @@ async function main(): Promise<number> {
   const images = await prepareHelperImages(settings, { runnerTemp: runner.RUNNER_TEMP, dockerSocket: runnerDockerSocket(process.env) }, logger);
   const runtime = await openActionRuntime(settings, { runnerTemp: runner.RUNNER_TEMP, serverUrl: runner.GITHUB_SERVER_URL, images }, logger, scrubber);
   if (runtime.refusal !== null) write(`reviewbot: helpers are refused (sandbox: ${settings.sandbox}): ${runtime.refusal}`);
+  // Data, not code: read whether or not helpers may run; a file that cannot be read is a warning.
+  const scanned = await readSarifInputs(settings.sarifInput, {
+    workspace: runner.GITHUB_WORKSPACE,
+    findings: runtime.operator.findings,
+    secrets: [settings.token],
+  });
+  for (const line of sarifInputWarnings(scanned.outcomes)) write(scrubber.scrub(line));
   const ai = inProcessAiReviewer(settings.llm, { scrubber, logger, deadline: started + REVIEW_DEADLINE_MS });
   let exitCode: number;
   let closed: boolean;
   try {
     const report = await reviewActionPull(
-      { remote: `${runner.GITHUB_SERVER_URL}/${runner.GITHUB_REPOSITORY}.git`, token: settings.token, pull, headSha, filterMode: settings.filterMode },
+      {
+        remote: `${runner.GITHUB_SERVER_URL}/${runner.GITHUB_REPOSITORY}.git`,
+        token: settings.token,
+        pull,
+        headSha,
+        filterMode: settings.filterMode,
+        scanned: scanned.findings,
+      },
       runtime,
       { logger, ...(ai === undefined ? {} : { ai }) },
     );
@@ -84,6 +100,7 @@ async function main(): Promise<number> {
           ...(settings.report === undefined ? {} : { report: settings.report }),
         },
         logger,
+        notes: sarifInputNotes(scanned.outcomes),
         write: (line) => {
           write(scrubber.scrub(line));
         },

@@ -1,6 +1,7 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { AiReviewer } from "@reviewbot/review/ai/ai-reviewer";
 import type { FilterMode } from "@reviewbot/review/findings/diff-filter";
+import type { Finding } from "@reviewbot/review/findings/finding";
 import type { Report } from "@reviewbot/review/pipeline/report";
 import { reviewPullRequest } from "@reviewbot/review/pipeline/review-pull-request";
 import type { ActionRuntime } from "./action-runtime.js";
@@ -14,6 +15,8 @@ export interface ActionPull {
   /** The commit to review: the event's head (a `pull_request[_target]` run), else the API's. */
   readonly headSha: string;
   readonly filterMode: FilterMode;
+  /** The code scanners' findings (`sarif-input`), filtered and published with the helpers'. */
+  readonly scanned: readonly Finding[];
 }
 
 /**
@@ -41,6 +44,7 @@ export async function reviewActionPull(
       credentials: { username: "x-access-token", password: target.token },
       label: `pr-${String(pull.number)}`,
       filterMode: target.filterMode,
+      scanned: target.scanned,
       pullRequest: { number: pull.number, title: pull.title, body: pull.body },
       ...(refusal === null ? {} : { aiOnly: true }),
     },

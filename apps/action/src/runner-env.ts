@@ -21,6 +21,8 @@ export const RunnerEnv = z.object({
   RUNNER_TEMP: z.string().min(1),
   GITHUB_STEP_SUMMARY: z.string().min(1).optional(),
   GITHUB_OUTPUT: z.string().min(1).optional(),
+  // Where earlier steps wrote their files: only the `sarif-input` files are read from it.
+  GITHUB_WORKSPACE: z.string().min(1).optional(),
 });
 export type RunnerEnv = z.infer<typeof RunnerEnv>;
 

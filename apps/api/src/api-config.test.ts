@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { helperCommentsOn, loadApiConfig } from "./api-config.js";
 
@@ -42,6 +45,30 @@ describe("loadApiConfig", () => {
     expect(config).toMatchObject({ REVIEWBOT_DRAFTS: "never", REVIEWBOT_BOT_PULL_REQUESTS: "repository", REVIEWBOT_MIN_INLINE_SEVERITY: "warning" });
     expect(() => loadApiConfig({ ...local, REVIEWBOT_DRAFTS: "always" })).toThrow(/^REVIEWBOT_DRAFTS: /);
     expect(() => loadApiConfig({ ...local, REVIEWBOT_MIN_INLINE_SEVERITY: "info" })).toThrow(/^REVIEWBOT_MIN_INLINE_SEVERITY: /);
+  });
+
+  it("reaches Redis through Sentinels, the Sentinels' password from a file like every secret", () => {
+    const dir = mkdtempSync(join(tmpdir(), "api-config-"));
+    writeFileSync(join(dir, "sentinel"), "sentinel-pw\n");
+    const config = loadApiConfig({
+      ...local,
+      REDIS_URL: undefined,
+      REDIS_SENTINELS: "10.0.0.1:26379,10.0.0.2",
+      REDIS_SENTINEL_NAME: "reviewbot",
+      REDIS_USERNAME: "reviewbot-api",
+      REDIS_SENTINEL_PASSWORD_FILE: join(dir, "sentinel"),
+    });
+    expect(config.redis).toEqual({
+      kind: "sentinel",
+      sentinels: [
+        { host: "10.0.0.1", port: 26379 },
+        { host: "10.0.0.2", port: 26379 },
+      ],
+      name: "reviewbot",
+      username: "reviewbot-api",
+      password: undefined,
+      sentinelPassword: "sentinel-pw",
+    });
   });
 
   it("gives each sink what it requires, and no more", () => {
@@ -126,6 +153,7 @@ describe("loadApiConfig", () => {
     ["an unknown REVIEWBOT_ name", { ...local, REVIEWBOT_PROT: "80" }, /^REVIEWBOT_PROT: /],
     ["no Redis", { ...local, REDIS_URL: undefined }, /^REDIS_URL: /],
     ["a key prefix with a glob star", { ...local, REVIEWBOT_REDIS_PREFIX: "{rb}*" }, /^REVIEWBOT_REDIS_PREFIX: /],
+    ["a URL and Sentinels", { ...local, REDIS_SENTINELS: "s:26379", REDIS_SENTINEL_NAME: "m" }, /^REDIS_URL: set REDIS_URL or REDIS_SENTINELS, not both/],
     ["a short webhook secret", { ...local, REVIEWBOT_WEBHOOK_SECRET: "short" }, /^REVIEWBOT_WEBHOOK_SECRET: /],
     ["a bad sink", { ...local, REVIEWBOT_SINK: "s3" }, /^REVIEWBOT_SINK: /],
     ["a local sink without a directory", { ...base, REVIEWBOT_SINK: "local" }, /^REVIEWBOT_LOCAL_SINK_DIR: is required when REVIEWBOT_SINK=local/],

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { MAX_AI_ATTEMPTS } from "@reviewbot/contracts/review-job";
-import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
+import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
 import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
@@ -191,8 +191,8 @@ type SinkSetting =
   | { readonly kind: "github"; readonly appId: number; readonly privateKey: { readonly pem: string } | { readonly file: string } };
 
 /**
- * The API's settings: the variables, with the sink and what it requires as one `sink`. GitHub
- * credentials are required only when results go to GitHub.
+ * The API's settings: the variables, with the sink and what it requires as one `sink`, and its
+ * Redis as one `redis` target. GitHub credentials are required only when results go to GitHub.
  */
 export const ApiConfig = ApiVariables.transform((variables, ctx) => {
   const {
@@ -204,7 +204,8 @@ export const ApiConfig = ApiVariables.transform((variables, ctx) => {
     ...rest
   } = variables;
   const sink = sinkSetting(kind, { dir, appId, pem, file }, ctx);
-  return sink === undefined ? z.NEVER : { ...rest, sink };
+  const redis = redisTargetOf(variables, ctx, true);
+  return sink === undefined || redis === undefined ? z.NEVER : { ...rest, sink, redis };
 });
 export type ApiConfig = z.output<typeof ApiConfig>;
 

@@ -22,6 +22,7 @@ import { openSink } from "./start/open-sink.js";
 import { startRedeliverySweep } from "./start/start-redelivery-sweep.js";
 import { wireSignals } from "./start/wire-signals.js";
 import { createReplicaQuorum } from "./webhooks/replica-quorum.js";
+import { redisSecrets } from "@reviewbot/queue/redis-target";
 
 /** Composition root of the API: env → clients → publisher, broker, HTTP app → listen, signals. */
 async function main(): Promise<void> {
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
 /** The one root logger, its scrubber holding the operator's secrets before anything can log them. */
 function createRootLogger(config: ApiConfig): { logger: Logger; scrubber: SecretScrubber } {
   const scrubber = new SecretScrubber();
-  for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_DASHBOARD_PASSWORD, config.REDIS_PASSWORD]) {
+  for (const secret of [config.REVIEWBOT_WEBHOOK_SECRET, config.REVIEWBOT_DASHBOARD_PASSWORD, ...redisSecrets(config.redis)]) {
     if (secret !== undefined) scrubber.register(secret);
   }
   return { logger: createLogger({ name: "reviewbot-api", level: config.REVIEWBOT_LOG_LEVEL, scrubber }), scrubber };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
-import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
+import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
@@ -15,9 +15,8 @@ import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 export const CliConfig = RuntimeConfig.extend({
   REVIEWBOT_LOG_LEVEL: LogLevel.default("warn"),
   // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret);
-  // `fleet` starts a private Redis unless REDIS_URL names one.
+  // `fleet` starts a private Redis unless REDIS_URL or REDIS_SENTINELS names one.
   ...REDIS_ENV_FIELDS,
-  REDIS_URL: REDIS_ENV_FIELDS.REDIS_URL.optional(),
   ...REDIS_KEYSPACE_ENV_FIELDS,
   REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   // The AI review starts no model call later than this after the command started (the worker's name and bounds).
@@ -29,8 +28,9 @@ export const CliConfig = RuntimeConfig.extend({
   .strict()
   .superRefine((config, ctx) => {
     refineLlmEnv(config, ctx);
-  });
-export type CliConfig = z.infer<typeof CliConfig>;
+  })
+  .transform((config, ctx) => ({ ...config, redis: redisTargetOf(config, ctx, false) }));
+export type CliConfig = z.output<typeof CliConfig>;
 
 /** Reads the CLI's slice of an environment; throws CONFIG_INVALID naming the variable. */
 export function loadCliConfig(env: NodeJS.ProcessEnv): Readonly<CliConfig> {

@@ -13,7 +13,8 @@ import { runtimeConfigEnv, type EngineChoiceSetting } from "@reviewbot/runtime/r
 import { startChildService, type ChildService } from "./child-service.js";
 import type { CliConfig } from "./cli-config.js";
 import { freePort } from "./free-port.js";
-import { startPrivateRedis, type PrivateRedis, type RedisLogin } from "./private-redis.js";
+import { startPrivateRedis, type PrivateRedis } from "./private-redis.js";
+import { describeRedisTarget, redisTargetEnv, type RedisTarget } from "@reviewbot/queue/redis-target";
 import { renderSinkResult } from "./render-sink-result.js";
 import { submitReview, type Submission } from "./submit-review.js";
 import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
@@ -31,7 +32,7 @@ const SAMPLE = { repository: "local/sample", pullNumber: 1, base: "main", head: 
 const REVIEW_TIMEOUT_MS = 15 * 60 * 1000;
 
 /**
- * `reviewbot fleet`, the embedded defaults: a private Redis unless REDIS_URL names one, the real
+ * `reviewbot fleet`, the embedded defaults: a private Redis unless REDIS_URL or REDIS_SENTINELS names one, the real
  * API (local sink, dashboard behind a random password) and one worker (local source) as child
  * processes; the bundled sample PR is reviewed through the queue and its result printed with the
  * dashboard's address. On a terminal it stays up until Ctrl-C, then stops everything and removes
@@ -59,12 +60,11 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
   const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
   try {
     let logins: PrivateRedis["roles"];
-    if (config.REDIS_URL === undefined) {
+    if (config.redis === undefined) {
       redis = await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8"), keys);
       logins = redis.roles;
     } else {
-      const shared: RedisLogin = { url: config.REDIS_URL, password: config.REDIS_PASSWORD };
-      logins = { api: shared, worker: shared, admin: shared };
+      logins = { api: config.redis, worker: config.redis, admin: config.redis };
     }
     const base = {
       ...inheritedEnv({ PATH: DEFAULT_PATH, HOME: "/" }),
@@ -84,7 +84,7 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
         [process.execPath, join(ROOT, "apps/api/dist/main.js")],
         {
           ...base,
-          ...redisEnv(logins.api),
+          ...redisTargetEnv(logins.api),
           REVIEWBOT_HOST: "127.0.0.1",
           REVIEWBOT_PORT: String(apiPort),
           REVIEWBOT_WEBHOOK_SECRET: webhookSecret,
@@ -101,7 +101,7 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
         [process.execPath, join(ROOT, "apps/worker/dist/main.js")],
         {
           ...base,
-          ...redisEnv(logins.worker),
+          ...redisTargetEnv(logins.worker),
           ...runtimeConfigEnv(config),
           ...(args.engine === undefined ? {} : { REVIEWBOT_ENGINE: args.engine }),
           REVIEWBOT_API_URL: `http://127.0.0.1:${apiPort}`,
@@ -114,7 +114,7 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
       ),
     );
     write(
-      `reviewbot fleet: redis ${config.REDIS_URL === undefined ? "(private, one ACL user per role)" : config.REDIS_URL.replace(/\/\/[^@]*@/, "//")}, api and worker started; logs in ${logDir}\n`,
+      `reviewbot fleet: redis ${config.redis === undefined ? "(private, one ACL user per role)" : describeRedisTarget(config.redis)}, api and worker started; logs in ${logDir}\n`,
     );
     await createSample(join(reposDir, SAMPLE.repository));
     const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, keys, QueueSeal.fromSecret(webhookSecret));
@@ -137,11 +137,6 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
   }
 }
 
-/** REDIS_URL naming the role's ACL user, and its password apart. */
-function redisEnv(login: RedisLogin): Record<string, string> {
-  return { REDIS_URL: login.url, ...(login.password === undefined ? {} : { REDIS_PASSWORD: login.password }) };
-}
-
 async function createSample(dest: string): Promise<void> {
   const service = startChildService("sample", ["bash", join(ROOT, "scripts/create-sample-repo.sh"), dest], inheritedEnv({ PATH: DEFAULT_PATH }), "/dev/null");
   const code = await service.exited;
@@ -152,13 +147,13 @@ async function createSample(dest: string): Promise<void> {
 async function waitForResult(
   sinkDir: string,
   submission: Submission,
-  redis: RedisLogin,
+  redis: RedisTarget,
   keys: RedisKeyspace,
   services: readonly ChildService[],
 ): Promise<unknown> {
   const { job, outcome } = submission;
   const file = join(sinkDir, job.repository, String(job.pullNumber), `${job.headSha}.json`);
-  const connection = createRedisConnection(redis.url, { name: "cli-fleet", blocking: false, password: redis.password });
+  const connection = createRedisConnection(redis, { name: "cli-fleet", blocking: false });
   const queue = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
   try {
     for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline;) {

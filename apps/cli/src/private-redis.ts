@@ -4,20 +4,15 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { redisUrlFor, renderRedisAcl, type RedisRole } from "@reviewbot/queue/redis-acl";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import type { RedisTarget } from "@reviewbot/queue/redis-target";
 import { startChildService, type ChildService } from "./child-service.js";
 import { freePort } from "./free-port.js";
 import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
-/** How one role connects: the URL names its ACL user, the password goes in REDIS_PASSWORD (none: in the URL, or no ACLs). */
-export interface RedisLogin {
-  readonly url: string;
-  readonly password: string | undefined;
-}
-
 export interface PrivateRedis {
-  /** Each role's login (api, worker, admin), as the ACL template defines the roles. */
-  readonly roles: Readonly<Record<RedisRole, RedisLogin>>;
+  /** Each role's login (api, worker, admin), as the ACL template defines the roles: the URL names the user, the password travels apart. */
+  readonly roles: Readonly<Record<RedisRole, RedisTarget>>;
   /** Stops the server and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -35,7 +30,7 @@ export async function startPrivateRedis(dir: string, aclTemplate: string, keys: 
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const base = `redis://127.0.0.1:${port}`;
   const passwords: Record<RedisRole, string> = { api: secret(), worker: secret(), admin: secret() };
-  const login = (role: RedisRole): RedisLogin => ({ url: redisUrlFor(base, role), password: passwords[role] });
+  const login = (role: RedisRole): RedisTarget => ({ kind: "url", url: redisUrlFor(base, role), password: passwords[role] });
   const roles = { api: login("api"), worker: login("worker"), admin: login("admin") };
   const aclFile = join(dataDir, "users.acl");
   await writeFile(aclFile, renderRedisAcl(aclTemplate, passwords, keys), { mode: 0o600 });
@@ -78,8 +73,8 @@ function secret(): string {
   return randomBytes(24).toString("base64url");
 }
 
-async function waitForPing(admin: RedisLogin, server: ChildService): Promise<void> {
-  const connection = createRedisConnection(admin.url, { name: "cli-fleet-probe", blocking: false, password: admin.password });
+async function waitForPing(admin: RedisTarget, server: ChildService): Promise<void> {
+  const connection = createRedisConnection(admin, { name: "cli-fleet-probe", blocking: false });
   connection.on("error", () => undefined);
   try {
     for (let tries = 0; tries < 100; tries += 1) {

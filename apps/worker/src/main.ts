@@ -9,6 +9,7 @@ import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { redisSecrets } from "@reviewbot/queue/redis-target";
 import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
 import { createGitHubSource } from "./github-source.js";
 import { createHealthServer, type HealthChecks } from "./health-server.js";
@@ -29,7 +30,7 @@ const LEASE_TTL_MS = 30_000;
 async function main(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   const scrubber = new SecretScrubber();
-  for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, config.REDIS_PASSWORD]) if (secret !== undefined) scrubber.register(secret);
+  for (const secret of [config.REVIEWBOT_WORKER_CREDENTIAL, ...redisSecrets(config.redis)]) scrubber.register(secret);
   const logger = createLogger({ name: "reviewbot-worker", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   const source: ReviewSource = config.source.kind === "local" ? createLocalSource(config.source.reposDir) : createGitHubSource(config.source.gitUrl, scrubber);
   const jobs = createJobClient({ apiUrl: config.REVIEWBOT_API_URL, credential: config.REVIEWBOT_WORKER_CREDENTIAL, timeoutMs: 30_000 });
@@ -37,7 +38,7 @@ async function main(): Promise<void> {
   const metrics = createWorkerMetrics();
   let sandboxHealth: ReviewRuntime["health"] | null = null;
   const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
-  const commands = createRedisConnection(config.REDIS_URL, { name: "worker-commands", blocking: false, password: config.REDIS_PASSWORD });
+  const commands = createRedisConnection(config.redis, { name: "worker-commands", blocking: false });
   const checks: HealthChecks = {
     redisReady: () => commands.ping().then(() => true),
     sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }),
@@ -52,8 +53,8 @@ async function main(): Promise<void> {
   sandboxHealth = runtime.health;
   const { cache, engine, operator, installHooks } = runtime;
 
-  const blocking = createRedisConnection(config.REDIS_URL, { name: "worker-blocking", blocking: true, password: config.REDIS_PASSWORD });
-  const subscriber = createRedisConnection(config.REDIS_URL, { name: "worker-cancels", blocking: true, password: config.REDIS_PASSWORD });
+  const blocking = createRedisConnection(config.redis, { name: "worker-blocking", blocking: true });
+  const subscriber = createRedisConnection(config.redis, { name: "worker-cancels", blocking: true });
   const running = new RunningJobs({ deadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS });
   const unsubscribe = await subscribeCancels(subscriber, keys, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");

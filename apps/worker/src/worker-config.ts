@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseEnvConfig } from "@reviewbot/core/env-config";
-import { REDIS_ENV_FIELDS } from "@reviewbot/queue/redis-connection";
+import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
 import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
@@ -36,15 +36,15 @@ const WorkerVariables = RuntimeConfig.extend({
 /** Where the worker reads repositories from: GitHub's git hosting, or a directory of local repositories. */
 type ReviewSourceSetting = { readonly kind: "github"; readonly gitUrl: string } | { readonly kind: "local"; readonly reposDir: string };
 
-/** The worker's settings: the variables, with the source and what it requires as one `source`. */
+/** The worker's settings: the variables, with the source and what it requires as one `source`, and its Redis as one `redis` target. */
 export const WorkerConfig = WorkerVariables.transform((variables, ctx) => {
   const { REVIEWBOT_SOURCE: kind, REVIEWBOT_GIT_URL: gitUrl, REVIEWBOT_LOCAL_REPOS_DIR: reposDir, ...rest } = variables;
-  if (kind === "github") return { ...rest, source: { kind, gitUrl } satisfies ReviewSourceSetting };
-  if (reposDir === undefined) {
-    ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_REPOS_DIR"], message: "is required when REVIEWBOT_SOURCE=local" });
-    return z.NEVER;
-  }
-  return { ...rest, source: { kind, reposDir } satisfies ReviewSourceSetting };
+  const redis = redisTargetOf(variables, ctx, true);
+  let source: ReviewSourceSetting | undefined;
+  if (kind === "github") source = { kind, gitUrl };
+  else if (reposDir !== undefined) source = { kind, reposDir };
+  else ctx.addIssue({ code: "custom", path: ["REVIEWBOT_LOCAL_REPOS_DIR"], message: "is required when REVIEWBOT_SOURCE=local" });
+  return source === undefined || redis === undefined ? z.NEVER : { ...rest, source, redis };
 });
 export type WorkerConfig = z.output<typeof WorkerConfig>;
 

@@ -1,4 +1,5 @@
-import { chmod, writeFile } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { chmod, rename, rm, writeFile } from "node:fs/promises";
 
 export interface GitCredentials {
   readonly username: string;
@@ -16,9 +17,22 @@ case "$1" in
 esac
 `;
 
+/**
+ * Writes the script to `path` atomically: every process opening the cache writes it while other
+ * processes' git may be running it. Rewritten in place, a git that ran it mid-write failed with
+ * `Text file busy` or read an empty script and sent an empty password (issue 25); a rename swaps
+ * the whole file in one step, and a git already running the old one keeps reading it.
+ */
 export async function writeAskpass(path: string): Promise<void> {
-  await writeFile(path, SCRIPT, { mode: 0o700 });
-  await chmod(path, 0o700);
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, SCRIPT, { mode: 0o700, flag: "wx" });
+    await chmod(temporary, 0o700);
+    await rename(temporary, path);
+  } catch (err) {
+    await rm(temporary, { force: true });
+    throw err;
+  }
 }
 
 /** The per-call environment that hands `credentials` to git through the askpass script. */

@@ -1,12 +1,5 @@
-import { Redis } from "ioredis";
-import { z } from "zod";
-
-/** REDIS_URL and REDIS_PASSWORD as every app reads them; spread into an app's config schema. */
-export const REDIS_ENV_FIELDS = {
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL"),
-  // The password of the URL's ACL user (one per role, infra/redis/users.acl.template); use REDIS_PASSWORD_FILE.
-  REDIS_PASSWORD: z.string().min(1).optional(),
-};
+import { Redis, type RedisOptions } from "ioredis";
+import type { RedisTarget } from "./redis-target.js";
 
 export interface RedisConnectionOptions {
   /** Shown in `CLIENT LIST`, so operators can tell api, worker and publisher connections apart. */
@@ -17,20 +10,40 @@ export interface RedisConnectionOptions {
    */
   readonly blocking: boolean;
   /**
-   * The password of the URL's ACL user (REDIS_PASSWORD, from a file), so that it never sits in a
-   * URL or an environment variable other processes can read. A password in the URL still works.
+   * With a URL: the password of its ACL user (REDIS_PASSWORD, from a file), so that it never sits
+   * in a URL or an environment variable other processes can read. A password in the URL still works.
    */
   readonly password?: string | undefined;
 }
 
-/** One ioredis connection configured the way BullMQ and our request paths each need it. */
-export function createRedisConnection(url: string, options: RedisConnectionOptions): Redis {
-  return new Redis(withPassword(url, options.password), {
+/**
+ * One ioredis connection configured the way BullMQ and our request paths each need it, to the
+ * server a URL names or to the primary the Sentinels name. Behind Sentinels, ioredis asks them for
+ * the primary on every (re)connection and listens for their `+switch-master`, so a failover is
+ * followed without a restart; a command that meets a demoted primary (READONLY) reconnects and is
+ * sent again, to the new one.
+ */
+export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): Redis {
+  const common: RedisOptions = {
     connectionName: `reviewbot-${options.name}`,
     maxRetriesPerRequest: options.blocking ? null : 1,
     enableOfflineQueue: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
     lazyConnect: false,
+  };
+  const resolved: RedisTarget = typeof target === "string" ? { kind: "url", url: target, password: options.password } : target;
+  if (resolved.kind === "url") return new Redis(withPassword(resolved.url, resolved.password), common);
+  return new Redis({
+    ...common,
+    sentinels: resolved.sentinels.map(({ host, port }) => ({ host, port })),
+    name: resolved.name,
+    role: "master",
+    ...(resolved.username === undefined ? {} : { username: resolved.username }),
+    ...(resolved.password === undefined ? {} : { password: resolved.password }),
+    ...(resolved.sentinelPassword === undefined ? {} : { sentinelPassword: resolved.sentinelPassword }),
+    failoverDetector: true,
+    sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
 }
 

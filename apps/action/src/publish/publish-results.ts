@@ -37,6 +37,8 @@ export interface PublishOptions {
   readonly logger: Logger;
   /** Writes one line to the runner's stdout (workflow commands go here). */
   readonly write: (line: string) => void;
+  /** Markdown lines for the step summary's list of where results came from and went (`sarif-input`). */
+  readonly notes?: readonly string[];
 }
 
 /**
@@ -60,7 +62,7 @@ export async function publishResults(
   await writeNew(files.sarif, renderReport(report, "sarif", false));
   if (files.report !== undefined) await writeNew(files.report.path, renderReport(report, files.report.format, false));
 
-  const destinations = [`SARIF: \`${files.sarif}\``];
+  const destinations = [...(options.notes ?? []), `SARIF: \`${files.sarif}\``];
   const rendered = renderCheckRun({ kind: "completed", report: published }, { headSha: target.headSha });
   const check = await attempt(logger, "check run", () => publishCheckRun(target, rendered));
   destinations.push(check.ok ? `Check run: ${check.value.url ?? `#${check.value.id}`}` : `Check run: not created (${check.why})`);

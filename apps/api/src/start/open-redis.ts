@@ -13,8 +13,8 @@ export interface ApiRedis {
 
 /** Opens both connections as the `reviewbot-api` user; a connection error is logged, never thrown. */
 export function openRedis(config: ApiConfig, logger: Logger): ApiRedis {
-  const api = createRedisConnection(config.REDIS_URL, { name: "api", blocking: false, password: config.REDIS_PASSWORD });
-  const publisher = createRedisConnection(config.REDIS_URL, { name: "publisher", blocking: true, password: config.REDIS_PASSWORD });
+  const api = createRedisConnection(config.redis, { name: "api", blocking: false });
+  const publisher = createRedisConnection(config.redis, { name: "publisher", blocking: true });
   for (const connection of [api, publisher]) {
     connection.on("error", (err) => {
       logger.warn({ err, connection: connection.options.connectionName }, "redis connection error");

@@ -19,6 +19,8 @@ export interface ExtractRequest {
   readonly secrets: readonly string[];
   /** The most findings kept; the rest are counted in `dropped`. */
   readonly maxFindings: number;
+  /** SARIF only: name each run's findings for its tool (see `ParseContext.toolAsSource`). */
+  readonly toolAsSource?: boolean;
 }
 
 /** Findings on repository paths, sanitised, at most `maxFindings` of them. */
@@ -42,7 +44,7 @@ export function extractFindings(request: ExtractRequest): ExtractedFindings {
     typeof request.output === "string"
       ? request.output
       : Buffer.from(request.output.buffer, request.output.byteOffset, request.output.byteLength).toString("utf8");
-  const parsed = parseFindings(request.format, text, { helper: request.helper, severity: request.severity });
+  const parsed = parseFindings(request.format, text, { helper: request.helper, severity: request.severity, toolAsSource: request.toolAsSource });
   const problems = parsed.problems;
   const mapping = { mountPoint: request.mountPoint, cwd: request.cwd };
   const findings: Finding[] = [];

@@ -22,6 +22,8 @@ export interface RawFinding {
   readonly toolLevel: string | null;
   /** The parser's translation of that level, used when the severity map has no entry. */
   readonly fallback: Severity;
+  /** The finding's source when it is not the context's helper (a SARIF run's tool, `toolAsSource`). */
+  readonly source?: string;
 }
 
 /** Accumulates the findings and problems of one parse; shared by every parser. */
@@ -94,7 +96,7 @@ function checkFinding(raw: RawFinding, context: ParseContext): Finding | string 
     severity: resolveSeverity(context.severity, rule, raw.toolLevel, raw.fallback),
     message,
     rule,
-    helper: context.helper,
+    helper: raw.source ?? context.helper,
   };
 }
 

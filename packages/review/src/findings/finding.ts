@@ -32,4 +32,10 @@ export interface ParseContext {
   readonly helper: string;
   /** The helper's `severity` map from `.ai/review-tools.json`, if it has one. */
   readonly severity?: SeverityMap | undefined;
+  /**
+   * SARIF only: each run's findings are named for the run's tool (`tool.driver.name` made a helper
+   * name, see `sarifToolSource`) rather than for `helper`, which names those of a run whose tool
+   * name cannot be one. For code scanners' SARIF files, where no helper of ours wrote the output.
+   */
+  readonly toolAsSource?: boolean | undefined;
 }

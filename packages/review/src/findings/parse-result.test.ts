@@ -30,4 +30,12 @@ describe("checkedParseResult", () => {
   ])("refuses %s", (_name, message, field) => {
     expect(() => checkedParseResult(message, REQUEST)).toThrow(expect.objectContaining({ code: "INTERNAL", details: { field } }));
   });
+
+  it("takes a tool's name for the helper only when asked to (a code scanner's SARIF), and only a helper name", () => {
+    const named = { ...REAL, findings: [{ ...FIRST, helper: "CodeQL" }] };
+    expect(checkedParseResult(named, { ...REQUEST, toolAsSource: true })).toEqual(named);
+    expect(() => checkedParseResult(named, REQUEST)).toThrow(expect.objectContaining({ details: { field: "findings.0.helper" } }));
+    const forged = { ...REAL, findings: [{ ...FIRST, helper: "Code QL\n" }] };
+    expect(() => checkedParseResult(forged, { ...REQUEST, toolAsSource: true })).toThrow(expect.objectContaining({ details: { field: "findings.0.helper" } }));
+  });
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HELPER_NAME } from "@reviewbot/policy/helper-spec";
 import { parseOrThrow } from "@reviewbot/core/parse-or-throw";
 import { Severity } from "@reviewbot/contracts/severity";
 import type { ExtractedFindings, ExtractRequest } from "./extract-findings.js";
@@ -21,7 +22,7 @@ const note = z.string().max(4 * MAX_PATH_LENGTH);
  * @throws AppError `INTERNAL` naming the first field that does not match (our own parser never
  *   sends one: a mismatch is a bug or a subverted process).
  */
-export function checkedParseResult(message: unknown, request: Pick<ExtractRequest, "helper" | "maxFindings">): ExtractedFindings {
+export function checkedParseResult(message: unknown, request: Pick<ExtractRequest, "helper" | "maxFindings" | "toolAsSource">): ExtractedFindings {
   const finding = z.strictObject({
     path: z.string().min(1).max(MAX_PATH_LENGTH),
     line: position,
@@ -30,7 +31,8 @@ export function checkedParseResult(message: unknown, request: Pick<ExtractReques
     severity: Severity,
     message: text,
     rule: text.nullable(),
-    helper: z.literal(request.helper),
+    // A SARIF run's tool, made a helper name (`sarifToolSource`), when asked for; else the helper.
+    helper: request.toolAsSource === true ? z.string().regex(HELPER_NAME) : z.literal(request.helper),
   });
   const result = z.strictObject({
     findings: z.array(finding).max(request.maxFindings),

@@ -15,6 +15,23 @@ const at = (uri: string, extra: Record<string, unknown> = {}) => ({
 });
 
 describe("parseSarif", () => {
+  it("reads CodeQL's own output, whose rules are in a query pack's tool extension", () => {
+    // A real log (fixtures/SOURCES.md): results name their rule by `ruleId`, `rule.id` and
+    // `rule.index` into `tool.extensions[18]` (codeql/javascript-queries); the driver has no rules.
+    const outcome = parseSarif(readFixture("codeql-extensions.sarif"), { helper: "scan", toolAsSource: true });
+    expect(outcome.problems).toEqual([]);
+    expect(outcome.findings.map(({ path, line, severity, rule, helper }) => ({ path, line, severity, rule, helper }))).toEqual([
+      // `error` is the extension rule's defaultConfiguration: the driver's rule would give `warning`.
+      { path: "src/Logger.ts", line: 42, severity: "error", rule: "js/clear-text-logging", helper: "CodeQL" },
+      { path: "src/HttpHandler.ts", line: 75, severity: "warning", rule: "js/insufficient-password-hash", helper: "CodeQL" },
+      { path: "src/utils/SignatureHelper.ts", line: 53, severity: "warning", rule: "js/insufficient-password-hash", helper: "CodeQL" },
+      { path: "src/utils/passwordValidationUtils.ts", line: 8, severity: "warning", rule: "js/overly-large-range", helper: "CodeQL" },
+      { path: "src/HttpHandler.ts", line: 75, severity: "warning", rule: "js/weak-cryptographic-algorithm", helper: "CodeQL" },
+    ]);
+    // Without toolAsSource (a helper's output) the findings are the helper's.
+    expect(parseSarif(readFixture("codeql-extensions.sarif"), context).findings.every((finding) => finding.helper === "scan")).toBe(true);
+  });
+
   it("reads a SARIF 2.1.0 log with base ids, artifact indexes, rule defaults, pass and suppressed results", () => {
     const outcome = parseSarif(readFixture("semgrep-like.sarif"), context);
     expect(outcome.problems).toEqual([]);

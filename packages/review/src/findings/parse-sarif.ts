@@ -5,6 +5,7 @@ import type { ParseContext, ParseOutcome } from "./finding.js";
 import { isJsonObject, member, readJsonArray } from "./json-input.js";
 import { sarifMessageReader, type SarifMessageReader } from "./sarif-message.js";
 import { sarifRuleLookup, type SarifRuleLookup } from "./sarif-rules.js";
+import { sarifToolSource } from "./sarif-tool-source.js";
 import { sarifPathResolver, type SarifPathResolver } from "./sarif-uri.js";
 
 // SARIF 2.1.0 §3.27.10: `level` is error | warning | note | none; GitHub has no "none" level.
@@ -17,7 +18,8 @@ const NOT_PROBLEMS = new Set(["pass", "notApplicable"]);
  * id of `rule`/`ruleIndex`, in the driver or the extension `rule.toolComponent` names; see
  * `sarifRuleLookup`), its message (`message.text`, or the rule's or driver's message
  * string that `message.id` names, with its arguments; see `sarifMessageReader`), and the first
- * location's artifact URI and region.
+ * location's artifact URI and region. With `toolAsSource` (a code scanner's file) each run's
+ * findings are named for its tool (`sarifToolSource`).
  * The level is the result's `level`, else the rule's `defaultConfiguration.level`, else
  * `warning` (§3.27.10); `note` and `none` become `notice`. Results of kind `pass` or
  * `notApplicable` and suppressed results (an `accepted` suppression or one without a status)
@@ -37,9 +39,10 @@ export function parseSarif(output: string, context: ParseContext): ParseOutcome 
       collector.problem(`runs[${runIndex}].results is not an array`);
       return;
     }
-    const context = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run) };
+    const source = context.toolAsSource === true ? sarifToolSource(run) : undefined;
+    const runContext = { run, rules: sarifRuleLookup(run), paths: sarifPathResolver(run), messages: sarifMessageReader(run), source };
     results.forEach((result: unknown, index) => {
-      readResult(collector, context, result, `runs[${runIndex}].results[${index}]`);
+      readResult(collector, runContext, result, `runs[${runIndex}].results[${index}]`);
     });
   });
   return collector.outcome();
@@ -51,9 +54,11 @@ interface RunContext {
   readonly rules: SarifRuleLookup;
   readonly paths: SarifPathResolver;
   readonly messages: SarifMessageReader;
+  /** The run's tool, when its findings are named for it (`toolAsSource`). */
+  readonly source: string | undefined;
 }
 
-function readResult(collector: FindingCollector, { run, rules, paths, messages }: RunContext, result: unknown, where: string): void {
+function readResult(collector: FindingCollector, { run, rules, paths, messages, source }: RunContext, result: unknown, where: string): void {
   if (!isJsonObject(result)) {
     collector.problem(`${where} is not an object`);
     return;
@@ -87,6 +92,7 @@ function readResult(collector: FindingCollector, { run, rules, paths, messages }
       rule: rule.id,
       toolLevel,
       fallback: known ?? "warning",
+      ...(source === undefined ? {} : { source }),
     },
     where,
   );

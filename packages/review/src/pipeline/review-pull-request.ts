@@ -11,6 +11,7 @@ import { repoSourceOf } from "../ai/repo/repo-source.js";
 import { anchorFindings } from "./anchor-findings.js";
 import type { AiReviewer } from "../ai/ai-reviewer.js";
 import { filterFindings, type FilterMode } from "../findings/diff-filter.js";
+import type { Finding } from "../findings/finding.js";
 import { capReviewFindings } from "./cap-review-findings.js";
 import { loadPathRules } from "./load-path-rules.js";
 import { loadRepoConfig } from "./load-repo-config.js";
@@ -44,6 +45,13 @@ export interface ReviewRequest extends CheckoutRequest {
    * runs. Absent for a maintainer's explicit request, which the settings never skip.
    */
   readonly automatic?: AutomaticReviewOf;
+  /**
+   * Findings from outside the helpers, already on repository paths and sanitised (the code
+   * scanners' SARIF files the action reads, its `sarif-input`): skipped, filtered to the diff,
+   * anchored and shown to the model like the helpers'. They run nothing, so they are kept under
+   * `aiOnly` too; a review the settings skip drops them with everything else.
+   */
+  readonly scanned?: readonly Finding[];
 }
 
 export interface ReviewDependencies {
@@ -125,7 +133,7 @@ export async function reviewPullRequest(request: ReviewRequest, deps: ReviewDepe
     const helpersFinished = performance.now();
     progress({ stage: "findings", message: "parsing and filtering findings" });
     const skipped = new Set(context?.skipFiles ?? []);
-    const candidates = helpers.flatMap((helper) => helper.findings);
+    const candidates = [...helpers.flatMap((helper) => helper.findings), ...(settingsSkip === null ? (request.scanned ?? []) : [])];
     const unskipped = candidates.filter((finding) => !skipped.has(finding.path));
     const filtered = filterFindings(unskipped, checkout.diff, request.filterMode);
     const findingsDone = performance.now();

@@ -75,6 +75,17 @@ describe("renderSarif", () => {
     const log = JSON.stringify(renderSarif(report(findings)), null, 2);
     expect(parseSarif(log, { helper: "lint" })).toEqual({ findings, problems: [] });
   });
+
+  it("gives a source that is not a helper (a code scanner's SARIF) a run of its own, named for it", () => {
+    const scanned = { ...finding("src/app.py"), helper: "CodeQL", rule: "js/xss" };
+    const log = JSON.stringify(renderSarif(report([finding("a.ts"), scanned])));
+    const runs = (JSON.parse(log) as { runs: SarifRun[] }).runs;
+    expect(runs.map((run) => [run.tool.driver.name, run.results.length])).toEqual([
+      ["lint", 1],
+      ["CodeQL", 1],
+    ]);
+    expect(parseSarif(log, { helper: "x", toolAsSource: true }).findings).toEqual([finding("a.ts"), scanned]);
+  });
 });
 
 describe("renderSarif: the AI review", () => {

@@ -1,4 +1,5 @@
 import type { AiReport } from "@reviewbot/contracts/ai-report";
+import type { Finding } from "../findings/finding.js";
 import type { Report } from "../pipeline/report.js";
 
 const LEVELS = { error: "error", warning: "warning", notice: "note" } as const;
@@ -17,8 +18,9 @@ export function pathToSarifUri(path: string): string {
 }
 
 /**
- * The report's findings as SARIF 2.1.0: one run per helper, each finding a result, and one run of
- * the AI review when it ran (see {@link aiRun}).
+ * The report's findings as SARIF 2.1.0: one run per helper, then one per other source of findings
+ * (a code scanner whose SARIF the action read), each finding a result, and one run of the AI
+ * review when it ran (see {@link aiRun}).
  */
 export function renderSarif(report: Report): object {
   return {
@@ -29,31 +31,36 @@ export function renderSarif(report: Report): object {
 }
 
 function helperRuns(report: Report): object[] {
-  return report.helpers.map((helper) => ({
-    tool: { driver: { name: helper.name, informationUri: "https://github.com/reviewbot", rules: [] } },
-    results: report.findings
-      .filter((finding) => finding.helper === helper.name)
-      .map((finding) => ({
-        ...(finding.rule === null ? {} : { ruleId: finding.rule }),
-        level: LEVELS[finding.severity],
-        message: { text: finding.message },
-        locations: [
-          {
-            physicalLocation: {
-              artifactLocation: { uri: pathToSarifUri(finding.path) },
-              ...(finding.line === null
-                ? {}
-                : {
-                    region: {
-                      startLine: finding.line,
-                      ...(finding.endLine === null ? {} : { endLine: finding.endLine }),
-                      ...(finding.column === null ? {} : { startColumn: finding.column }),
-                    },
-                  }),
-            },
+  // Every helper has a run, with results or not; a source that is not a helper has one for its findings.
+  const bySource = new Map<string, Finding[]>(report.helpers.map((helper) => [helper.name, []]));
+  for (const finding of report.findings) {
+    const found = bySource.get(finding.helper);
+    if (found === undefined) bySource.set(finding.helper, [finding]);
+    else found.push(finding);
+  }
+  return [...bySource].map(([name, findings]) => ({
+    tool: { driver: { name, informationUri: "https://github.com/reviewbot", rules: [] } },
+    results: findings.map((finding) => ({
+      ...(finding.rule === null ? {} : { ruleId: finding.rule }),
+      level: LEVELS[finding.severity],
+      message: { text: finding.message },
+      locations: [
+        {
+          physicalLocation: {
+            artifactLocation: { uri: pathToSarifUri(finding.path) },
+            ...(finding.line === null
+              ? {}
+              : {
+                  region: {
+                    startLine: finding.line,
+                    ...(finding.endLine === null ? {} : { endLine: finding.endLine }),
+                    ...(finding.column === null ? {} : { startColumn: finding.column }),
+                  },
+                }),
           },
-        ],
-      })),
+        },
+      ],
+    })),
   }));
 }
 

@@ -1,0 +1,118 @@
+import { createHmac, randomUUID } from "node:crypto";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { percentile } from "./percentile.js";
+import { pullRequestDelivery } from "./pull-request-delivery.js";
+
+export interface BurstTarget {
+  readonly apiUrl: string;
+  readonly secret: string;
+  readonly repository: string;
+  readonly heads: { readonly baseSha: string; readonly headSha: string };
+  /** The review queue, as the api's keyspace names it (paused while the burst is sent). */
+  readonly queue: Queue;
+  /** A connection to the fleet's Redis, for `INFO memory`. */
+  readonly redis: Redis;
+  /** The api's local sink: one file per reviewed head, `<repository>/<pull>/<headSha>.json`. */
+  readonly sinkDir: string;
+}
+
+/** Deliveries in flight at once: a burst, bounded so the sender is not what is measured. */
+const IN_FLIGHT = 64;
+
+/**
+ * A burst of `count` deliveries, one PR each, sent as fast as `IN_FLIGHT` allows while the queue
+ * is paused (so Redis holds every job at once: its memory per queued job), then reviewed end to end
+ * once the queue resumes. Prints the accept latency, Redis's memory per queued job, the time to
+ * drain, and whether every accepted delivery was reviewed exactly once (one completed job with one
+ * attempt, one sink file, nothing failed).
+ */
+export async function deliveryBurst(target: BurstTarget, count: number): Promise<void> {
+  const { queue, redis } = target;
+  await queue.obliterate({ force: true });
+  await queue.pause();
+  const before = await usedMemory(redis);
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  const jobIds = new Set<string>();
+  let next = 0;
+  const started = performance.now();
+  const sender = async (): Promise<void> => {
+    for (let number = ++next; number <= count; number = ++next) {
+      const sent = performance.now();
+      const response = await deliver(target, 100_000 + number);
+      latencies.push(performance.now() - sent);
+      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+      if (response.status === 202 && response.jobId !== undefined) jobIds.add(response.jobId);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+  const sendSeconds = (performance.now() - started) / 1000;
+  const queued = await queue.getJobCounts("wait", "paused", "prioritized", "delayed");
+  const held = Object.values(queued).reduce((sum, value) => sum + value, 0);
+  const after = await usedMemory(redis);
+  latencies.sort((a, b) => a - b);
+  console.log(
+    `burst: ${count} deliveries in ${sendSeconds.toFixed(1)} s (${(count / sendSeconds).toFixed(0)}/s, ${IN_FLIGHT} in flight), statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
+  console.log(
+    `  accept p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms`,
+  );
+  console.log(
+    `  Redis: ${held} jobs queued, ${((after - before) / Math.max(1, held) / 1024).toFixed(2)} KiB per queued job (used_memory ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB)`,
+  );
+
+  const drainStarted = performance.now();
+  await queue.resume();
+  for (;;) {
+    const counts = await queue.getJobCounts("completed", "failed", "wait", "active", "delayed", "prioritized", "paused");
+    if ((counts.completed ?? 0) + (counts.failed ?? 0) >= jobIds.size) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const drainSeconds = (performance.now() - drainStarted) / 1000;
+  const outcome = await reviewedOnce(target, jobIds);
+  console.log(
+    `  drained ${jobIds.size} accepted reviews in ${drainSeconds.toFixed(1)} s = ${(jobIds.size / drainSeconds).toFixed(1)} reviews/s; ${outcome.once} reviewed exactly once, ${outcome.more} more than once, ${outcome.failed} failed, ${outcome.missing} missing; ${outcome.files} sink files`,
+  );
+}
+
+async function deliver(target: BurstTarget, number: number): Promise<{ status: number; jobId?: string }> {
+  const body = pullRequestDelivery(target.repository, number, target.heads);
+  const signature = `sha256=${createHmac("sha256", target.secret).update(body).digest("hex")}`;
+  try {
+    const response = await fetch(`${target.apiUrl}/api/github/webhooks`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature },
+      body,
+    });
+    const answer = (await response.json().catch(() => ({}))) as { jobId?: unknown };
+    return typeof answer.jobId === "string" ? { status: response.status, jobId: answer.jobId } : { status: response.status };
+  } catch {
+    return { status: 0 };
+  }
+}
+
+async function usedMemory(redis: Redis): Promise<number> {
+  return Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? Number.NaN);
+}
+
+/** Each accepted job: completed after one attempt (a deferral for a busy installation is no attempt), or failed, or gone; and the sink's files. */
+async function reviewedOnce(
+  target: BurstTarget,
+  jobIds: ReadonlySet<string>,
+): Promise<{ once: number; more: number; failed: number; missing: number; files: number }> {
+  const tally = { once: 0, more: 0, failed: 0, missing: 0, files: 0 };
+  for (const id of jobIds) {
+    const job = await target.queue.getJob(id);
+    const state = await job?.getState();
+    if (job === undefined || state === undefined) tally.missing += 1;
+    else if (state === "failed") tally.failed += 1;
+    else if (job.attemptsMade === 1) tally.once += 1;
+    else tally.more += 1;
+  }
+  const pulls = await readdir(join(target.sinkDir, target.repository)).catch(() => []);
+  for (const pull of pulls) tally.files += (await readdir(join(target.sinkDir, target.repository, pull)).catch(() => [])).length;
+  return tally;
+}

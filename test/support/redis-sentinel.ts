@@ -1,0 +1,101 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { once } from "node:events";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { REDIS_USERS, type RedisRole } from "@reviewbot/queue/redis-acl";
+import type { RedisTarget } from "@reviewbot/queue/redis-target";
+import { freePort, startLocalRedis, type LocalRedis } from "./local-redis.js";
+
+export const PRIMARY_NAME = "reviewbot";
+
+/**
+ * A Sentinel-watched deployment on 127.0.0.1, as docs/deployment.md describes it: a primary and a
+ * replica that load the same ACL file (the project's users), and one Sentinel (quorum 1) with a
+ * password of its own that logs in to them as the admin. Failover is quick: the primary is down
+ * after 1 s without an answer.
+ */
+export interface RedisSentinelSet {
+  readonly primary: LocalRedis;
+  readonly replica: LocalRedis;
+  readonly sentinelPort: number;
+  readonly sentinelPassword: string;
+  /** How a role reaches the primary through the Sentinel: REDIS_SENTINELS and friends. */
+  target(role: RedisRole): Extract<RedisTarget, { kind: "sentinel" }>;
+  /** The port the Sentinel names as the primary now. */
+  primaryPort(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelSet> {
+  mkdirSync(join(dir, "primary"), { recursive: true });
+  const primary = await startLocalRedis({ acl: true, dataDir: join(dir, "primary") });
+  const replica = await startLocalRedis({ replicaOf: primary });
+  const roles = primary.roles;
+  if (roles === null) throw new Error("the primary started without ACL users");
+  await waitFor(async () => (await replica.command("INFO", "replication")).includes("master_link_status:up"), "the replica to sync");
+  const sentinelPort = await freePort();
+  const sentinelPassword = randomBytes(18).toString("hex");
+  // Sentinel rewrites its configuration file: it gets a file of its own.
+  const config = join(dir, "sentinel.conf");
+  writeFileSync(
+    config,
+    [
+      `port ${sentinelPort}`,
+      "bind 127.0.0.1",
+      `requirepass ${sentinelPassword}`,
+      `sentinel monitor ${PRIMARY_NAME} 127.0.0.1 ${primary.port} 1`,
+      `sentinel auth-user ${PRIMARY_NAME} ${REDIS_USERS.admin}`,
+      `sentinel auth-pass ${PRIMARY_NAME} ${roles.admin.password}`,
+      `sentinel down-after-milliseconds ${PRIMARY_NAME} 1000`,
+      `sentinel failover-timeout ${PRIMARY_NAME} 10000`,
+      "",
+    ].join("\n"),
+    { mode: 0o600 },
+  );
+  const sentinel: ChildProcess = spawn("redis-server", [config, "--sentinel"], { stdio: "ignore" });
+  const ask = async (...args: string[]): Promise<string> =>
+    (
+      await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(sentinelPort), ...args], {
+        env: { ...process.env, REDISCLI_AUTH: sentinelPassword },
+      })
+    ).stdout.trim();
+  const primaryPort = async (): Promise<number> => Number((await ask("SENTINEL", "get-master-addr-by-name", PRIMARY_NAME)).split("\n")[1]);
+  // Ready once it has found the replica through the primary.
+  await waitFor(
+    async () => (await ask("SENTINEL", "replicas", PRIMARY_NAME).catch(() => "")).includes(String(replica.port)),
+    "the Sentinel to see the replica",
+  );
+  return {
+    primary,
+    replica,
+    sentinelPort,
+    sentinelPassword,
+    target: (role) => ({
+      kind: "sentinel",
+      sentinels: [{ host: "127.0.0.1", port: sentinelPort }],
+      name: PRIMARY_NAME,
+      username: REDIS_USERS[role],
+      password: roles[role].password,
+      sentinelPassword,
+    }),
+    primaryPort,
+    stop: async () => {
+      if (sentinel.exitCode === null && sentinel.signalCode === null) {
+        sentinel.kill("SIGKILL");
+        await once(sentinel, "exit");
+      }
+      await replica.stop();
+      await primary.stop();
+    },
+  };
+}
+
+async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await condition().catch(() => false));) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
