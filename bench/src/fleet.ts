@@ -21,11 +21,15 @@ import { createNoopPr } from "./bench-repos.js";
 import { startProcess, startRedis, type FleetProcess } from "./fleet-process.js";
 import { percentile } from "./percentile.js";
 import { pullRequestDelivery } from "./pull-request-delivery.js";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2000);
 const SEQUENTIAL_JOBS = Number(process.env.BENCH_SEQUENTIAL_JOBS ?? 30);
 const THROUGHPUT_JOBS = Number(process.env.BENCH_THROUGHPUT_JOBS ?? 60);
+// The fleet's keyspace, as the api and workers read it (a hash tag measures the Cluster-ready layout).
+const PREFIX = process.env.REVIEWBOT_REDIS_PREFIX;
+const KEYS = redisKeyspace(PREFIX);
 const SECRET = randomBytes(16).toString("hex");
 const SEAL = QueueSeal.fromSecret(SECRET);
 const CREDENTIALS = Array.from({ length: 4 }, (_, index) => newWorkerCredential(`bench-${index}`));
@@ -101,7 +105,7 @@ async function main(): Promise<void> {
   const connection = new Redis(port, "127.0.0.1", { maxRetriesPerRequest: null, retryStrategy: (n) => Math.min(n * 50, 500) });
   try {
     await redis.waitFor(/Ready to accept connections/);
-    const common = { REDIS_URL: `redis://127.0.0.1:${port}`, REVIEWBOT_LOG_LEVEL: "warn" };
+    const common = { REDIS_URL: `redis://127.0.0.1:${port}`, REVIEWBOT_LOG_LEVEL: "warn", ...(PREFIX === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: PREFIX }) };
     const workersFile = join(root, "workers");
     await writeFile(workersFile, CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
     const api = startProcess(["api"], {
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
     const apiIdle = await api.memory();
 
     await webhookLatency(`http://127.0.0.1:${apiPort}`, heads);
-    const queue = new Queue(REVIEW_QUEUE, { connection });
+    const queue = new Queue(REVIEW_QUEUE, { connection, prefix: KEYS.bull });
     // Every waitUntilFinished listens for the queue closing; 60 at once is expected, not a leak.
     queue.setMaxListeners(THROUGHPUT_JOBS + 10);
     await queue.obliterate({ force: true });
@@ -148,11 +152,11 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const workerIdle = await workers[0]?.memory();
 
-    const events = new QueueEvents(REVIEW_QUEUE, { connection: connection.duplicate() });
+    const events = new QueueEvents(REVIEW_QUEUE, { connection: connection.duplicate(), prefix: KEYS.bull });
     await events.waitUntilReady();
     const waits: number[] = [];
     for (let i = 0; i < SEQUENTIAL_JOBS; i++) {
-      const { jobId } = await enqueueReview(queue, connection, SEAL, job(1000 + i, heads));
+      const { jobId } = await enqueueReview(queue, connection, KEYS, SEAL, job(1000 + i, heads));
       await finished(queue, events, jobId, 60_000);
       const done = await queue.getJob(jobId);
       waits.push((done?.processedOn ?? Number.NaN) - (done?.timestamp ?? Number.NaN));
@@ -167,7 +171,7 @@ async function main(): Promise<void> {
       await queue.obliterate({ force: true });
       const started = performance.now();
       const ids = await Promise.all(
-        Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, SEAL, job(10_000 * count + i, heads)).then((o) => o.jobId)),
+        Array.from({ length: THROUGHPUT_JOBS }, (_, i) => enqueueReview(queue, connection, KEYS, SEAL, job(10_000 * count + i, heads)).then((o) => o.jobId)),
       );
       await Promise.all(ids.map((id) => finished(queue, events, id, 300_000)));
       const seconds = (performance.now() - started) / 1000;

@@ -29,6 +29,7 @@ import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { COMMAND_ASSOCIATIONS, PULL_REQUEST_ACTIONS } from "@reviewbot/api/webhooks/decide-delivery";
 import { createReplicaQuorum, type ReplicaQuorumOptions } from "@reviewbot/api/webhooks/replica-quorum";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 export const SECRET = "test-webhook-secret-0123456789";
 /** The api's queue seal under {@link SECRET}: what the api writes, a test may write as the api. */
@@ -117,6 +118,7 @@ export async function startMintingApi(
     privateKey: github.privateKey,
     baseUrl: github.url,
     redis: api.redis,
+    keys: DEFAULT_KEYSPACE,
     scrubber: api.scrubber,
     logger: createLogger({ level: "silent", scrubber: api.scrubber }),
   });
@@ -147,8 +149,14 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
   const vault =
     options.tokens === undefined
       ? null
-      : new TokenVault({ redis, box: new SealedBox(SECRET, "token-vault/v1"), revoke: options.tokens.revoke, scrubber, logger });
-  const slots = new InstallationSlots({ redis, reviews, limit: options.installationConcurrency ?? 4, ttlMs: options.slotTtlMs ?? 1_800_000 });
+      : new TokenVault({ redis, keys: DEFAULT_KEYSPACE, box: new SealedBox(SECRET, "token-vault/v1"), revoke: options.tokens.revoke, scrubber, logger });
+  const slots = new InstallationSlots({
+    redis,
+    keys: DEFAULT_KEYSPACE,
+    reviews,
+    limit: options.installationConcurrency ?? 4,
+    ttlMs: options.slotTtlMs ?? 1_800_000,
+  });
   const app = createApiApp({
     webhook: {
       secret: SECRET,
@@ -171,6 +179,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
     queues: { reviews, github },
     seal: SEAL,
     redis,
+    keys: DEFAULT_KEYSPACE,
     metrics,
     logger,
     scrubber,
@@ -238,7 +247,7 @@ function modelBroker(settings: HarnessModel, redis: Redis, scrubber: SecretScrub
     upstream: { model, complete: (request, signal) => client.complete(request, signal) },
     models: settings.models,
     maxTokens: settings.maxTokens,
-    budget: new ModelBudget(redis, { ...settings.budgets, callTtlMs: longestCallMs(timeoutMs) }),
+    budget: new ModelBudget(redis, DEFAULT_KEYSPACE, { ...settings.budgets, callTtlMs: longestCallMs(timeoutMs) }),
     usage,
     price: (used, name) => priceOf(used, name, prices),
     fetcher: settings.fetcher ?? null,

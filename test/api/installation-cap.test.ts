@@ -10,6 +10,7 @@ import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startMintingApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 import { EMPTY_REPORT } from "./published-reports.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The per-installation concurrency cap (decided by the api: workers are untrusted) on the api's
 // real claim and report routes, with a BullMQ consumer taking jobs under lock tokens of our
@@ -158,6 +159,7 @@ describe("per-installation concurrency cap (REVIEWBOT_INSTALLATION_CONCURRENCY 2
       vault: capped.api.vault,
       slots: capped.api.slots,
       redis: capped.api.redis,
+      keys: DEFAULT_KEYSPACE,
       reviews: capped.api.reviews,
       logger: createLogger({ level: "silent", scrubber: capped.api.scrubber }),
       intervalMs: 3_600_000,
@@ -221,6 +223,7 @@ describe("slots expire (robust to an api that crashed before freeing them)", () 
       vault: null,
       slots: short.api.slots,
       redis: short.api.redis,
+      keys: DEFAULT_KEYSPACE,
       reviews: short.api.reviews,
       logger: createLogger({ level: "silent", scrubber: short.api.scrubber }),
       intervalMs: 3_600_000,

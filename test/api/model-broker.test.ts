@@ -20,6 +20,7 @@ import { MAX_AI_CACHE_BYTES } from "@reviewbot/contracts/worker-protocol";
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness, type HarnessModel } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The api's model broker attacked by a worker host: a real api on a real port, real Redis, the
 // real model client against a stand-in model server that records every request. The worker holds
@@ -590,7 +591,7 @@ describe("budgets under concurrency", () => {
     const job = await startJob(openai, { installationId });
     const others = [await startJob(openai, { installationId }), await startJob(openai, { installationId })];
     // What an api leaves when it dies after reserving: marks it never removes, with a short lifetime here.
-    const dead = new ModelBudget(openai.api.redis, {
+    const dead = new ModelBudget(openai.api.redis, DEFAULT_KEYSPACE, {
       jobTokens: JOB_TOKENS,
       installationDailyTokens: DAILY_TOKENS,
       jobMicrodollars: null,

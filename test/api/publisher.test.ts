@@ -16,6 +16,7 @@ import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { SEAL, startApi, type ApiHarness } from "./api-harness.js";
 import { BASE_SHA, headSha } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 let api: ApiHarness;
 let dir: string;
@@ -95,6 +96,7 @@ beforeAll(async () => {
     reviews: api.reviews,
     tasks: api.github,
     redis: api.redis,
+    keys: DEFAULT_KEYSPACE,
     seal: SEAL,
     blockingConnection: blocking,
     metrics: api.metrics,
@@ -111,7 +113,7 @@ afterAll(async () => {
 describe("publisher with the local sink", () => {
   it("writes the check run a started and then completed review would have", async () => {
     const job = review(1, headSha(11));
-    await recordLatestHead(api.redis, job, "review.100.1.x");
+    await recordLatestHead(api.redis, DEFAULT_KEYSPACE, job, "review.100.1.x");
     const file = join(dir, "octo", "hello", "1", `${job.headSha}.json`);
     await addTask("started.1", { kind: "started", reviewJobId: "review.100.1.x", review: job });
     expect(await settle("started.1")).toBe("completed");
@@ -129,8 +131,8 @@ describe("publisher with the local sink", () => {
 
   it("publishes a result for an outdated head as superseded", async () => {
     const old = review(2, headSha(21));
-    await recordLatestHead(api.redis, old, "review.100.2.a");
-    await recordLatestHead(api.redis, review(2, headSha(22)), "review.100.2.b");
+    await recordLatestHead(api.redis, DEFAULT_KEYSPACE, old, "review.100.2.a");
+    await recordLatestHead(api.redis, DEFAULT_KEYSPACE, review(2, headSha(22)), "review.100.2.b");
     await addTask("completed.2", { kind: "completed", reviewJobId: "review.100.2.a", review: old, report });
     expect(await settle("completed.2")).toBe("completed");
     const written = JSON.parse(await readFile(join(dir, "octo", "hello", "2", `${old.headSha}.json`), "utf8")) as Record<string, unknown>;

@@ -9,6 +9,7 @@ import { hookDeliveriesOf, type StandInHookDelivery } from "../support/github-st
 import { freePort, startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { SECRET } from "./api-harness.js";
 import { pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The sweep as main runs it: the real api process, its ACL user, its timer, its /metrics.
 const APP_ID = 4343;
@@ -61,7 +62,7 @@ it("brings a delivery GitHub could not make back once the api is up, once, and c
     [lost.guid, false, 0],
     [lost.guid, true, 202],
   ]);
-  expect(await admin.exists(deliveryKey(lost.guid), attemptKey(lost.guid))).toBe(2);
+  expect(await admin.exists(deliveryKey(DEFAULT_KEYSPACE, lost.guid), attemptKey(DEFAULT_KEYSPACE, lost.guid))).toBe(2);
   // Several more runs: nothing more is asked for.
   await sleep(1000);
   expect(standIn.requests.filter((request) => request.method === "POST" && request.path.startsWith("/app/hook/deliveries/"))).toHaveLength(1);

@@ -15,6 +15,7 @@ import { hookDeliveriesOf, type HookDeliveries, type StandInHookDelivery } from 
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // Issue 25, part 3b: deliveries the api refused while Redis was down are brought back by the
 // sweep, each once, through GitHub's own redelivery (the stand-in re-sends them to the api).
@@ -54,6 +55,7 @@ function appWith(privateKey: string): GitHubApp {
     privateKey,
     baseUrl: standIn.url,
     redis: api.redis,
+    keys: DEFAULT_KEYSPACE,
     scrubber: new SecretScrubber(),
     logger,
     serverErrorRetryBaseMs: 1,
@@ -70,7 +72,7 @@ async function jobsOf(number: number): Promise<number> {
 }
 
 function sweep(maxPerRun: number): Promise<SweepResult> {
-  return runRedeliverySweep({ app, redis: api.redis, metrics, logger, lookbackMs: 3_600_000, maxPerRun, perPage: 2 });
+  return runRedeliverySweep({ app, redis: api.redis, keys: DEFAULT_KEYSPACE, metrics, logger, lookbackMs: 3_600_000, maxPerRun, perPage: 2 });
 }
 
 /** `POST /app/hook/deliveries/{id}/attempts` requests the stand-in received (its `calls` leaves `/app/` out). */
@@ -104,7 +106,7 @@ describe("the redelivery sweep", () => {
     }
     expect([...lost, recovered, landed].map((attempt) => attempt.statusCode)).toEqual([503, 503, 503, 503, 503]);
     expect((await hooks.deliver("pull_request", pull(6), recovered.guid)).statusCode).toBe(202);
-    await api.redis.set(deliveryKey(landed.guid), "recorded-before-the-503");
+    await api.redis.set(deliveryKey(DEFAULT_KEYSPACE, landed.guid), "recorded-before-the-503");
     for (const number of [3, 4, 5]) expect(await jobsOf(number)).toBe(0);
   });
 
@@ -155,9 +157,12 @@ describe("the redelivery sweep", () => {
       privateKey: generateTestAppKey().privateKey,
       baseUrl: standIn.url,
       redis: api.redis,
+      keys: DEFAULT_KEYSPACE,
       scrubber: new SecretScrubber(),
       logger,
     });
-    await expect(runRedeliverySweep({ app: impostor, redis: api.redis, metrics, logger, lookbackMs: 3_600_000, maxPerRun: 10 })).rejects.toThrow();
+    await expect(
+      runRedeliverySweep({ app: impostor, redis: api.redis, keys: DEFAULT_KEYSPACE, metrics, logger, lookbackMs: 3_600_000, maxPerRun: 10 }),
+    ).rejects.toThrow();
   });
 });

@@ -7,6 +7,7 @@ import { startRedisReplica, type RedisReplica } from "../support/redis-replica.j
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // Issue 25, part 3a: a 202 means a replica holds the delivery's ledger record and job.
 const WAIT_MS = 150;
@@ -40,7 +41,7 @@ describe("answering a delivery after its writes reach a replica (WAIT)", () => {
     const res = await deliver(id, 1);
     expect(res.status).toBe(202);
     // Read on the replica right after the answer: WAIT returned, so the write is there.
-    expect(await replica.command("EXISTS", deliveryKey(id))).toBe("1");
+    expect(await replica.command("EXISTS", deliveryKey(DEFAULT_KEYSPACE, id))).toBe("1");
   });
 
   it("answers 503 when the replica does not acknowledge in time, and a redelivery is still reviewed once", async () => {
@@ -57,7 +58,7 @@ describe("answering a delivery after its writes reach a replica (WAIT)", () => {
     const again = await deliver(id, 2);
     expect(again.status).toBe(202);
     expect(await jobsOf(2)).toBe(1);
-    expect(await replica.command("EXISTS", deliveryKey(id))).toBe("1");
+    expect(await replica.command("EXISTS", deliveryKey(DEFAULT_KEYSPACE, id))).toBe("1");
   });
 
   it("refuses when more replicas are required than acknowledge (the count is WAIT's, not assumed)", async () => {

@@ -8,6 +8,7 @@ import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // Fair-share entries (reviewbot:installation:<id>:jobs) of jobs that ended without a report: the
 // api's sweeper releases them, so a crashed or stalled job does not lower its
@@ -93,6 +94,7 @@ describe("fair-share entries of jobs that ended without a report", () => {
     const sweeper = startTokenSweeper({
       vault: null,
       redis: api.redis,
+      keys: DEFAULT_KEYSPACE,
       reviews: api.reviews,
       logger: createLogger({ level: "silent", scrubber: api.scrubber }),
       intervalMs: 3_600_000,

@@ -11,6 +11,7 @@ import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { sendWebhook } from "../support/webhook-client.js";
 import { SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The X-GitHub-Delivery id is not covered by the signature, so a captured delivery can be
 // sent again under a fresh id. It must not move the PR's recorded head back or cancel its review.
@@ -45,11 +46,11 @@ async function runningReview(pullNumber: number, current: unknown) {
   const jobId = accepted.jobId ?? "";
   const worker = new Worker(REVIEW_QUEUE, null, { connection, autorun: false });
   expect((await worker.getNextJob(randomUUID()))?.id).toBe(jobId);
-  const lease = new PullRequestLease(connection, { repositoryId: 100, pullNumber }, jobId, 10_000);
+  const lease = new PullRequestLease(connection, DEFAULT_KEYSPACE, { repositoryId: 100, pullNumber }, jobId, 10_000);
   expect(await lease.acquire()).toBe(true);
   const subscriber = new Redis(api.redisUrl);
   const cancelled: string[] = [];
-  const unsubscribe = await subscribeCancels(subscriber, (id) => cancelled.push(id));
+  const unsubscribe = await subscribeCancels(subscriber, DEFAULT_KEYSPACE, (id) => cancelled.push(id));
   return {
     jobId,
     cancelled,
@@ -75,17 +76,17 @@ describe("a captured delivery sent again", () => {
       expect(api.logs.filter((line) => line.msg === "webhook ignored" && line.reason === "replayed" && line.level === 40)).toHaveLength(1);
 
       // 30 days on, the ledger has forgotten the body: the PR's recorded `updated_at` still orders it.
-      await api.redis.del(bodyKey(bodyDigest(Buffer.from(JSON.stringify(older)))));
+      await api.redis.del(bodyKey(DEFAULT_KEYSPACE, bodyDigest(Buffer.from(JSON.stringify(older)))));
       expect(await send(older)).toEqual({ status: "ignored", reason: "stale_head" });
 
       await sleep(200);
-      expect(await latestHead(api.redis, pr(60))).toBe(headSha(602));
+      expect(await latestHead(api.redis, DEFAULT_KEYSPACE, pr(60))).toBe(headSha(602));
       expect(await api.reviews.getJobState(run.jobId)).toBe("active");
       expect(run.cancelled).toEqual([]);
 
       const newer = await send(pullRequestPayload({ number: 60, action: "synchronize", head: headSha(603) }));
       expect(newer.status).toBe("accepted");
-      expect(await latestHead(api.redis, pr(60))).toBe(headSha(603));
+      expect(await latestHead(api.redis, DEFAULT_KEYSPACE, pr(60))).toBe(headSha(603));
       await expect.poll(() => run.cancelled).toEqual([run.jobId]);
     } finally {
       await run.stop();
@@ -104,10 +105,10 @@ describe("a captured delivery sent again", () => {
   it("is still served under its own id when the api died between claiming the body and enqueueing (GitHub's redelivery)", async () => {
     const id = deliveryId();
     const body = pullRequestPayload({ number: 62, head: headSha(621) });
-    await api.redis.set(bodyKey(bodyDigest(Buffer.from(JSON.stringify(body)))), id);
+    await api.redis.set(bodyKey(DEFAULT_KEYSPACE, bodyDigest(Buffer.from(JSON.stringify(body)))), id);
     expect((await send(body, id)).status).toBe("accepted");
     expect(await send(body, id)).toEqual({ status: "duplicate" });
-    expect(await latestHead(api.redis, pr(62))).toBe(headSha(621));
+    expect(await latestHead(api.redis, DEFAULT_KEYSPACE, pr(62))).toBe(headSha(621));
   });
 });
 
@@ -119,9 +120,9 @@ describe("an older delivery never seen before", () => {
       const id = deliveryId();
       expect(await send(late, id)).toEqual({ status: "ignored", reason: "stale_head" });
       // Recorded, so GitHub's redelivery of it is a plain duplicate.
-      expect(await api.redis.get(deliveryKey(id))).toBe("stale");
+      expect(await api.redis.get(deliveryKey(DEFAULT_KEYSPACE, id))).toBe("stale");
       await sleep(200);
-      expect(await latestHead(api.redis, pr(63))).toBe(headSha(632));
+      expect(await latestHead(api.redis, DEFAULT_KEYSPACE, pr(63))).toBe(headSha(632));
       expect(await api.reviews.getJobState(run.jobId)).toBe("active");
       expect(run.cancelled).toEqual([]);
     } finally {
@@ -136,7 +137,7 @@ describe("an older delivery never seen before", () => {
     const tie = await send(pullRequestPayload({ number: 64, action: "synchronize", head: headSha(642), updatedAt }), id);
     expect(tie).toEqual({ status: "accepted", jobId: `resolve.${id}` });
     expect((await api.github.getJob(`resolve.${id}`))?.data).toMatchObject({ kind: "resolve", pullNumber: 64, deliveryId: id, trigger: "pull_request" });
-    expect(await latestHead(api.redis, pr(64))).toBe(headSha(641));
+    expect(await latestHead(api.redis, DEFAULT_KEYSPACE, pr(64))).toBe(headSha(641));
     expect(["waiting", "prioritized"]).toContain(await api.reviews.getJobState(first.jobId ?? ""));
   });
 });

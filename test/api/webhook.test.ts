@@ -6,6 +6,7 @@ import { openGitHubTask } from "@reviewbot/queue/queued-github-task";
 import { sendWebhook, signBody } from "../support/webhook-client.js";
 import { MAX_BYTES, SEAL, SECRET, startApi, type ApiHarness } from "./api-harness.js";
 import { commentPayload, deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 let api: ApiHarness;
 let hook: string;
@@ -171,7 +172,7 @@ describe("delivery idempotency", () => {
     expect(second.status).toBe(202);
     expect(JSON.parse(second.body)).toEqual({ status: "duplicate" });
     expect(await jobCount()).toBe(before);
-    expect(Number(await api.redisServer?.command("TTL", deliveryKey(id)))).toBeGreaterThan(29 * 24 * 3600);
+    expect(Number(await api.redisServer?.command("TTL", deliveryKey(DEFAULT_KEYSPACE, id)))).toBeGreaterThan(29 * 24 * 3600);
   });
 
   it("still knows the delivery after its job was removed from the queue", async () => {

@@ -14,6 +14,7 @@ import { sendWebhook } from "../support/webhook-client.js";
 import { SEAL, SECRET, startApi, startMintingApi, type ApiHarness } from "./api-harness.js";
 import { deliveryId, headSha, pullRequestPayload } from "./webhook-payloads.js";
 import { EMPTY_REPORT } from "./published-reports.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The api's worker routes attacked by a worker host, with no Redis ACLs at all: what is shown here
 // holds on the api's own checks (the seal, the lock, the claim), whatever Redis lets a worker write.
@@ -359,6 +360,7 @@ describe("tokens die with their job", () => {
     const sweeper = startTokenSweeper({
       vault,
       redis: short.redis,
+      keys: DEFAULT_KEYSPACE,
       reviews: short.reviews,
       logger: createLogger({ level: "silent", scrubber: short.scrubber }),
       intervalMs: 3_600_000,
@@ -400,6 +402,7 @@ describe("tokens die with their job", () => {
     const sweeper = startTokenSweeper({
       vault,
       redis: api.redis,
+      keys: DEFAULT_KEYSPACE,
       reviews: api.reviews,
       logger: createLogger({ level: "silent", scrubber: api.scrubber }),
       intervalMs: 3_600_000,

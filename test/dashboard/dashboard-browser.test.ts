@@ -14,6 +14,7 @@ import { startApp, type AppProcess } from "../support/app-process.js";
 import { launchHeadlessChromium } from "../support/headless-chromium.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
 import { startPageServer, type PageServer } from "../support/page-server.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The dashboard in a real browser: Debian's Chromium (headless, driven by playwright-core)
 // against the real api process, with a finished review in the queue.
@@ -69,7 +70,7 @@ beforeAll(async () => {
 
   connection = new Redis(redis.url, { maxRetriesPerRequest: null });
   reviews = new Queue(REVIEW_QUEUE, { connection });
-  jobId = (await enqueueReview(reviews, connection, QueueSeal.fromSecret(WEBHOOK_SECRET), review)).jobId;
+  jobId = (await enqueueReview(reviews, connection, DEFAULT_KEYSPACE, QueueSeal.fromSecret(WEBHOOK_SECRET), review)).jobId;
   await finishOneReview(redis.url, jobId);
   expect(await (await reviews.getJob(jobId))?.getState()).toBe("completed");
 

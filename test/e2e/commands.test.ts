@@ -9,6 +9,7 @@ import { APP_BOT, type StandInUser } from "../support/github-stand-in-threads.js
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 const REPOSITORY = "octo/commands";
 const REPOSITORY_ID = 9400;
@@ -64,7 +65,7 @@ beforeAll(async () => {
   expect((await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"))).status).toBe(202);
   await waitForCompletedCheckRun(fleet, pull.headSha);
   for (let waited = 0; thread === 0 && waited < 30_000; waited += 100) {
-    thread = (await readReviewMemory(admin, REPOSITORY_ID, pull.number)).comments[0] ?? 0;
+    thread = (await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).comments[0] ?? 0;
     if (thread === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (thread === 0) throw new Error(`the first review posted no comment:\n${fleet.allLogs().slice(-4000)}`);
@@ -188,7 +189,7 @@ describe("commands from trusted people", () => {
     expect(ignored.status).toBe(reason);
     await settle();
     expect(eyes("issue", ignored.id)).toBe(0);
-    expect(await isPaused(admin, REPOSITORY_ID, pull.number)).toBe(false);
+    expect(await isPaused(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(false);
   });
 
   it("pause: a push is not reviewed (no model call; its check run says paused) while commands still work; resume: the next push is", async () => {
@@ -205,7 +206,7 @@ describe("commands from trusted people", () => {
     const pause = await comment("@reviewbot pause");
     expect(pause.status).toBe("accepted");
     await expect.poll(() => eyes("issue", pause.id), { timeout: 30_000 }).toBe(1);
-    await expect.poll(() => isPaused(admin, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => isPaused(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(true);
     const pausedCalls = requests().length;
     const pausedPush = pushDelivered();
     expect(await pausedPush.send()).toBe("paused");
@@ -236,7 +237,7 @@ describe("commands from trusted people", () => {
 
     const resume = await comment("@reviewbot resume");
     expect(resume.status).toBe("accepted");
-    await expect.poll(() => isPaused(admin, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(false);
+    await expect.poll(() => isPaused(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number), { timeout: 30_000 }).toBe(false);
     expect(eyes("issue", resume.id)).toBe(1);
     expect(await push()).toBe("accepted");
     await waitForCompletedCheckRun(fleet, pull.headSha);

@@ -8,6 +8,7 @@ import type { StandInUser } from "../support/github-stand-in-threads.js";
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { forcePushToPull, hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // Dismissals that stick (issue 23, part 3), through the fleet: real api and workers, Redis with its
 // ACL users, the GitHub stand-in and the stand-in model. Five findings: three dismissed by a member
@@ -100,7 +101,9 @@ const commentsOn = (name: Name): number =>
 async function annotatedAt(deliver: () => Promise<void>): Promise<string[]> {
   await deliver();
   const run = await waitForCompletedCheckRun(fleet, pull.headSha);
-  await expect.poll(async () => (await readReviewMemory(admin, REPOSITORY_ID, pull.number)).reviewedHead, { timeout: 30_000 }).toBe(pull.headSha);
+  await expect
+    .poll(async () => (await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).reviewedHead, { timeout: 30_000 })
+    .toBe(pull.headSha);
   return NAMES.filter((name) => run.annotations.some((annotation) => annotation.message.startsWith(FINDINGS[name].title)));
 }
 const pullRequestDelivery = async (): Promise<void> => {
@@ -136,7 +139,7 @@ async function commentOf(name: Name): Promise<number> {
     (each) => each.user.type === "Bot" && each.inReplyToId === null && each.body.includes(FINDINGS[name].title),
   );
   if (comment === undefined) throw new Error(`no comment of ours for ${name}`);
-  const posted = Object.values((await readReviewMemory(admin, REPOSITORY_ID, pull.number)).posted);
+  const posted = Object.values((await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).posted);
   expect(posted).toContain(comment.id);
   return comment.id;
 }
@@ -147,17 +150,19 @@ describe("dismissals that stick (fleet, stand-in model and GitHub)", () => {
       expect((await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"))).status).toBe(202);
     });
     expect(annotated).toEqual(NAMES);
-    await expect.poll(async () => Object.keys((await readReviewMemory(admin, REPOSITORY_ID, pull.number)).posted).length, { timeout: 30_000 }).toBe(5);
+    await expect
+      .poll(async () => Object.keys((await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).posted).length, { timeout: 30_000 })
+      .toBe(5);
     for (const name of NAMES) expect(commentsOn(name)).toBe(1);
   }, 240_000);
 
   it("records a member's `won't fix` reply at once, and never asks the model to answer it", async () => {
     const asked = model.modelRequests("openai").filter(isAnswerCall).length;
     expect(await replyTo("wontFix", MEMBER, "MEMBER", "Won't fix: the multiplication documents the unit.")).toBe("dismissed");
-    expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(1);
+    expect(await dismissedCount(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(1);
     // A redelivery of the same reply under a new id dismisses nothing more.
     expect(await replyTo("wontFix", MEMBER, "MEMBER", "won't fix")).toBe("dismissed");
-    expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(1);
+    expect(await dismissedCount(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(model.modelRequests("openai").filter(isAnswerCall)).toHaveLength(asked);
   }, 60_000);
@@ -166,7 +171,7 @@ describe("dismissals that stick (fleet, stand-in model and GitHub)", () => {
     expect(await replyTo("untrusted", STRANGER, "NONE", "false positive")).toBe("author_not_trusted");
     expect(await replyTo("untrusted", AUTHOR, "CONTRIBUTOR", "won't fix")).toBe("author_not_trusted");
     expect(await replyTo("untrusted", APP, "MEMBER", "won't fix")).toBe("bot_author");
-    expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(1);
+    expect(await dismissedCount(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(1);
   });
 
   it("after a push, a `/review` of the whole PR and a force-push, raises what was not dismissed and nothing that was", async () => {
@@ -188,7 +193,7 @@ describe("dismissals that stick (fleet, stand-in model and GitHub)", () => {
       await pullRequestDelivery();
     });
     expect(pushed).toEqual(["kept", "untrusted"]);
-    expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(3);
+    expect(await dismissedCount(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(3);
     // Trust was asked of GitHub for the resolvers and reactors who are people, never for the app.
     const asked = fleet.github.calls("GET", /\/collaborators\/[^/]+\/permission$/).map((request) => decodeURIComponent(request.path.split("/")[5] ?? ""));
     expect(new Set(asked)).toEqual(new Set([MEMBER.login, AUTHOR.login, STRANGER.login]));
@@ -222,12 +227,12 @@ describe("dismissals that stick (fleet, stand-in model and GitHub)", () => {
     expect(model.modelRequests("openai").at(-1)?.bodyText).not.toContain(INCREMENTAL);
     // No dismissed finding was commented on again; nothing was commented twice.
     for (const name of NAMES) expect(commentsOn(name)).toBe(1);
-    expect(await dismissedCount(admin, REPOSITORY_ID, pull.number)).toBe(3);
+    expect(await dismissedCount(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).toBe(3);
   }, 480_000);
 
   it("drops dismissed findings from the comments too when the review memory of what was posted is lost", async () => {
     // Without its memory the api no longer knows what it commented on: every finding would be a new comment.
-    await admin.del(reviewMemoryKey(REPOSITORY_ID, pull.number));
+    await admin.del(reviewMemoryKey(DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number));
     const annotated = await annotatedAt(async () => {
       current = source(["// after the memory was lost"]);
       pushToPull(fleet, pull, (tree) => {

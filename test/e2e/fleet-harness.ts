@@ -5,6 +5,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Queue } from "bullmq";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { RedisRole } from "@reviewbot/queue/redis-acl";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { redisTargetEnv, type RedisTarget } from "@reviewbot/queue/redis-target";
@@ -68,6 +69,8 @@ export interface FleetOptions {
   readonly apiEnv?: Readonly<Record<string, string>>;
   /** The sandbox engine the workers run helpers on (under `require`); bwrap unless given. */
   readonly engine?: FleetEngine;
+  /** REVIEWBOT_REDIS_PREFIX of the api and the workers; Redis's ACL users and the suite's queues follow it. */
+  readonly redisPrefix?: string;
   /** One Redis server (the default), or a primary and a replica behind a Sentinel. */
   readonly redis?: "single" | "sentinel";
 }
@@ -78,8 +81,10 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   mkdirSync(gitRoot, { recursive: true });
   mkdirSync(join(root, "redis"), { recursive: true });
   const engine = await openFleetEngine(options.engine ?? "bwrap");
+  const keys = redisKeyspace(options.redisPrefix);
+  const prefixEnv = options.redisPrefix === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: options.redisPrefix };
   const sentinel = options.redis === "sentinel" ? await startRedisSentinelSet(join(root, "redis")) : null;
-  const redis = sentinel?.primary ?? (await startLocalRedis({ dataDir: join(root, "redis"), acl: true }));
+  const redis = sentinel?.primary ?? (await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys }));
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
   const roleTarget = (role: RedisRole): RedisTarget => sentinel?.target(role) ?? { kind: "url", url: roles[role].url, password: roles[role].password };
@@ -123,13 +128,14 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     REVIEWBOT_WORKERS_FILE: workersFile,
     REVIEWBOT_DASHBOARD_PASSWORD: DASHBOARD_PASSWORD,
     REVIEWBOT_REVIEW_COMMENTS: "on",
+    ...prefixEnv,
     ...options.apiEnv,
   });
   const listening = JSON.parse(await api.waitForLog(/"api listening"/)) as { port: number };
   const apiUrl = `http://127.0.0.1:${listening.port}`;
   const connection = createRedisConnection(roleTarget("admin"), { name: "suite", blocking: true });
-  const reviews = new Queue(REVIEW_QUEUE, { connection });
-  const tasks = new Queue(GITHUB_QUEUE, { connection });
+  const reviews = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
+  const tasks = new Queue(GITHUB_QUEUE, { connection, prefix: keys.bull });
   const workers: AppProcess[] = [];
   const addWorker = async (env: Readonly<Record<string, string>> = {}): Promise<AppProcess> => {
     const index = workers.length;
@@ -149,6 +155,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       REVIEWBOT_CONCURRENCY: "2",
       REVIEWBOT_LOCK_DURATION_MS: "5000",
       REVIEWBOT_SHUTDOWN_GRACE_MS: "2000",
+      ...prefixEnv,
       ...options.workerEnv,
       ...env,
     });

@@ -8,6 +8,7 @@ import type { StandInCheckRun } from "../support/github-stand-in.js";
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { forcePushToPull, hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 const REPOSITORY = "octo/follow";
 const REPOSITORY_ID = 9200;
@@ -112,7 +113,9 @@ async function reviewHead(action: string): Promise<{ summary: string; annotation
   const before = model.modelRequests("openai").length;
   expect((await fleet.deliver("pull_request", pullRequestEvent(pull, action))).status).toBe(202);
   const run = await waitForCompletedCheckRun(fleet, pull.headSha);
-  await expect.poll(async () => (await readReviewMemory(admin, REPOSITORY_ID, pull.number)).reviewedHead, { timeout: 30_000 }).toBe(pull.headSha);
+  await expect
+    .poll(async () => (await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).reviewedHead, { timeout: 30_000 })
+    .toBe(pull.headSha);
   return { summary: run.output.summary ?? "", annotations: run.annotations, requests: model.modelRequests("openai").slice(before) };
 }
 
@@ -165,7 +168,7 @@ describe("reviews that follow the PR (fleet, stand-in model and GitHub)", () => 
     expect(threads.map((thread) => thread.isResolved)).toEqual([false, true]);
     const resolving = fleet.github.requests.filter((request) => request.path === "/graphql" && JSON.stringify(request.body).includes("resolveReviewThread"));
     expect(resolving).toHaveLength(1);
-    const memory = await readReviewMemory(admin, REPOSITORY_ID, pull.number);
+    const memory = await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number);
     expect(memory.ai.map((entry) => [entry.finding.title, entry.finding.line])).toEqual([["Subtracts instead of adding", lineOf(v4, BUG)]]);
     expect(fifth.summary).toContain("**Incremental:**");
   }, 300_000);

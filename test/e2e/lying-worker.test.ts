@@ -10,6 +10,7 @@ import type { StandInCheckRun } from "../support/github-stand-in.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
 import { INSTALLATION_ID, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, pushToPull, type HostedPull } from "./hosted-pull.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // docs/ai-review.md, "What a worker's report changes", attacked: a compromised worker host runs
 // the real worker code, but answers its model calls itself (the api's broker never sees them)
@@ -146,7 +147,10 @@ beforeAll(async () => {
     const run = await waitForCompletedCheckRun(fleet, pr.headSha);
     // Its own job's result is the liar's to write: the made-up finding is published there.
     expect(titles(run)).toContain(INVENTED);
-    await waitUntil(async () => (await readReviewMemory(admin, pr.repositoryId, pr.number)).reviewedHead === pr.headSha, "the liar's review to be remembered");
+    await waitUntil(
+      async () => (await readReviewMemory(admin, DEFAULT_KEYSPACE, pr.repositoryId, pr.number)).reviewedHead === pr.headSha,
+      "the liar's review to be remembered",
+    );
   }
   expect(forged).toBeGreaterThan(0);
   expect(model.modelRequests("openai")).toEqual([]);
@@ -208,10 +212,10 @@ describe("a lying worker's report counts only for its own job", () => {
     expect(run.output.summary).not.toContain("**Incremental:**");
     expect(titles(run)).toEqual([REAL]);
     await waitUntil(
-      async () => (await readReviewMemory(admin, REMEMBERED.id, remembered.number)).reviewedHead === remembered.headSha,
+      async () => (await readReviewMemory(admin, DEFAULT_KEYSPACE, REMEMBERED.id, remembered.number)).reviewedHead === remembered.headSha,
       "the honest review to be remembered",
     );
-    const memory = await readReviewMemory(admin, REMEMBERED.id, remembered.number);
+    const memory = await readReviewMemory(admin, DEFAULT_KEYSPACE, REMEMBERED.id, remembered.number);
     expect(memory.ai.map((entry) => entry.finding.title)).toEqual([REAL]);
   }, 180_000);
 

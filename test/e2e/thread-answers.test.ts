@@ -7,6 +7,7 @@ import type { StandInUser } from "../support/github-stand-in-threads.js";
 import { INSTALLATION_ID, startFleet, type Fleet } from "./fleet-harness.js";
 import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { waitForCompletedCheckRun } from "./check-runs.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 const REPOSITORY = "octo/answers";
 const REPOSITORY_ID = 9300;
@@ -74,7 +75,7 @@ beforeAll(async () => {
   await waitForCompletedCheckRun(fleet, pull.headSha);
   // The review's comment is numbered once the publisher has posted it.
   for (let waited = 0; thread === 0 && waited < 30_000; waited += 100) {
-    thread = (await readReviewMemory(admin, REPOSITORY_ID, pull.number)).comments[0] ?? 0;
+    thread = (await readReviewMemory(admin, DEFAULT_KEYSPACE, REPOSITORY_ID, pull.number)).comments[0] ?? 0;
     if (thread === 0) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (thread === 0) throw new Error(`the first review posted no comment:\n${fleet.allLogs().slice(-4000)}`);

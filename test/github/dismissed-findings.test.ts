@@ -5,6 +5,7 @@ import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The api's record of the findings trusted people dismissed on a PR (issue 23, part 3), in a real
 // Redis with the project's ACL users: written and read as the api's user; the worker's is refused.
@@ -34,24 +35,24 @@ const print = (n: number): string => n.toString(16).padStart(32, "0");
 describe("dismissed findings of a PR", () => {
   it("are kept per repository and PR (never per head), counted, and dismissing twice is dismissing once", async () => {
     const { repositoryId, pullNumber } = pr();
-    expect(await dismissedCount(api, repositoryId, pullNumber)).toBe(0);
-    await dismissFindings(api, repositoryId, pullNumber, [print(1), print(2)]);
-    await dismissFindings(api, repositoryId, pullNumber, [print(2)]);
-    expect(await dismissedFingerprints(api, repositoryId, pullNumber)).toEqual(new Set([print(1), print(2)]));
-    expect(await dismissedCount(api, repositoryId, pullNumber)).toBe(2);
-    expect(await dismissedCount(api, repositoryId, pullNumber + 1)).toBe(0);
-    expect(dismissedKey(repositoryId, pullNumber)).toBe(`reviewbot:dismissed:${String(repositoryId)}:${String(pullNumber)}`);
+    expect(await dismissedCount(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toBe(0);
+    await dismissFindings(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, [print(1), print(2)]);
+    await dismissFindings(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, [print(2)]);
+    expect(await dismissedFingerprints(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(new Set([print(1), print(2)]));
+    expect(await dismissedCount(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toBe(2);
+    expect(await dismissedCount(api, DEFAULT_KEYSPACE, repositoryId, pullNumber + 1)).toBe(0);
+    expect(dismissedKey(DEFAULT_KEYSPACE, repositoryId, pullNumber)).toBe(`reviewbot:dismissed:${String(repositoryId)}:${String(pullNumber)}`);
     // As long-lived as the review memory: 90 days.
-    expect(await admin.ttl(dismissedKey(repositoryId, pullNumber))).toBeGreaterThan(89 * 24 * 3600);
+    expect(await admin.ttl(dismissedKey(DEFAULT_KEYSPACE, repositoryId, pullNumber))).toBeGreaterThan(89 * 24 * 3600);
   });
 
   it(`keeps at most ${String(MAX_DISMISSED)}, forgetting the oldest`, async () => {
     const { repositoryId, pullNumber } = pr();
-    const key = dismissedKey(repositoryId, pullNumber);
+    const key = dismissedKey(DEFAULT_KEYSPACE, repositoryId, pullNumber);
     // The oldest first, by their scores (the time each was first dismissed).
     await admin.zadd(key, ...Array.from({ length: MAX_DISMISSED }, (_, i) => [i, print(i)]).flat());
-    await dismissFindings(api, repositoryId, pullNumber, [print(MAX_DISMISSED)]);
-    const kept = await dismissedFingerprints(api, repositoryId, pullNumber);
+    await dismissFindings(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, [print(MAX_DISMISSED)]);
+    const kept = await dismissedFingerprints(api, DEFAULT_KEYSPACE, repositoryId, pullNumber);
     expect(kept.size).toBe(MAX_DISMISSED);
     expect(kept.has(print(0))).toBe(false);
     expect(kept.has(print(MAX_DISMISSED))).toBe(true);
@@ -59,9 +60,9 @@ describe("dismissed findings of a PR", () => {
 
   it("refuses anything but a fingerprint, and skips a stored member that is not one", async () => {
     const { repositoryId, pullNumber } = pr();
-    await expect(dismissFindings(api, repositoryId, pullNumber, ["not a fingerprint"])).rejects.toThrow(/not a finding fingerprint/);
-    await admin.zadd(dismissedKey(repositoryId, pullNumber), 1, "junk", 2, print(7));
-    expect(await dismissedFingerprints(api, repositoryId, pullNumber)).toEqual(new Set([print(7)]));
+    await expect(dismissFindings(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, ["not a fingerprint"])).rejects.toThrow(/not a finding fingerprint/);
+    await admin.zadd(dismissedKey(DEFAULT_KEYSPACE, repositoryId, pullNumber), 1, "junk", 2, print(7));
+    expect(await dismissedFingerprints(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(new Set([print(7)]));
   });
 
   it("the worker's user is connected and may do its own work (negative control)", async () => {
@@ -69,7 +70,7 @@ describe("dismissed findings of a PR", () => {
   });
 
   const victim = pr();
-  const key = dismissedKey(victim.repositoryId, victim.pullNumber);
+  const key = dismissedKey(DEFAULT_KEYSPACE, victim.repositoryId, victim.pullNumber);
   it.each([
     ["ZADD (dismissing a finding)", ["zadd", key, "1", print(9)]],
     ["ZREM (undismissing one)", ["zrem", key, print(1)]],
@@ -79,9 +80,9 @@ describe("dismissed findings of a PR", () => {
     ["a script that declares it", ["eval", "return redis.call('ZADD', KEYS[1], 1, 'x')", "1", key]],
     ["a script that reaches it undeclared", ["eval", `return redis.call('DEL', '${key}')`, "0"]],
   ])("the worker's user is refused %s (NOPERM)", async (_name, command) => {
-    await dismissFindings(api, victim.repositoryId, victim.pullNumber, [print(1)]);
+    await dismissFindings(api, DEFAULT_KEYSPACE, victim.repositoryId, victim.pullNumber, [print(1)]);
     const [name = "", ...args] = command;
     await expect(worker.call(name, ...args)).rejects.toThrow(/NOPERM|no permissions|can't access/);
-    expect(await dismissedFingerprints(api, victim.repositoryId, victim.pullNumber)).toEqual(new Set([print(1)]));
+    expect(await dismissedFingerprints(api, DEFAULT_KEYSPACE, victim.repositoryId, victim.pullNumber)).toEqual(new Set([print(1)]));
   });
 });

@@ -13,6 +13,7 @@ import {
   type AppProcess,
   type GitHubHarness,
 } from "../support/github-stand-in-harness.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 let harness: GitHubHarness;
 let shaCounter = 0;
@@ -93,6 +94,7 @@ function sink(process: AppProcess, overrides: Partial<GitHubSinkDeps> = {}) {
     app: process.app,
     appId: APP_ID,
     redis: process.redis,
+    keys: DEFAULT_KEYSPACE,
     logger: process.logger,
     scrubber: process.scrubber,
     reviewComments: false,

@@ -18,6 +18,7 @@ import {
 } from "../support/github-stand-in-harness.js";
 import { APP_BOT, type StandInUser } from "../support/github-stand-in-threads.js";
 import { sendWebhook } from "../support/webhook-client.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 /** Another App installed on the same repository (a CI bot, say): type Bot, like ours, with an id of its own. */
 const OTHER_BOT: StandInUser = { login: "quote-bot[bot]", id: 149_000_555, type: "Bot" };
@@ -99,7 +100,15 @@ const report: PublishedReport = {
 };
 
 const sink = () =>
-  createGitHubSink({ app: process.app, appId: APP_ID, redis: process.redis, logger: process.logger, scrubber: process.scrubber, reviewComments: true });
+  createGitHubSink({
+    app: process.app,
+    appId: APP_ID,
+    redis: process.redis,
+    keys: DEFAULT_KEYSPACE,
+    logger: process.logger,
+    scrubber: process.scrubber,
+    reviewComments: true,
+  });
 const publish = (review: ReviewJob) => sink().completed({ kind: "completed", reviewJobId: `job-${randomUUID()}`, review, report }, null);
 const reviewsOn = (pullNumber: number) => harness.standIn.state.reviews.get(`${REPOSITORY}#${String(pullNumber)}`) ?? [];
 const commentsOf = (reviewId: number | undefined) => [...harness.standIn.state.reviewComments.values()].filter((c) => c.reviewId === reviewId);
@@ -150,7 +159,7 @@ describe("our reviews and comments are known by our App's bot user, never by a m
     const [theirComment] = commentsOf(theirs);
     expect(ourComment?.user).toEqual(APP_BOT);
     expect(ourComment?.body).toContain("Off by one");
-    const memory = await readReviewMemory(process.redis, REPOSITORY_ID, review.pullNumber);
+    const memory = await readReviewMemory(process.redis, DEFAULT_KEYSPACE, REPOSITORY_ID, review.pullNumber);
     expect(memory.comments).toEqual([ourComment?.id]);
     expect(memory.comments).not.toContain(theirComment?.id);
     // A maintainer's reply in their thread is not ours to answer; the control: in ours it is.
@@ -175,7 +184,7 @@ describe("our reviews and comments are known by our App's bot user, never by a m
     expect(realReview?.user).toEqual(APP_BOT);
     const realComments = commentsOf(realReview?.id);
     expect(realComments.map((c) => [c.pull, c.line])).toEqual([[`${REPOSITORY}#403`, 12]]);
-    expect((await readReviewMemory(process.redis, REPOSITORY_ID, real.pullNumber)).comments).toEqual(realComments.map((c) => c.id));
+    expect((await readReviewMemory(process.redis, DEFAULT_KEYSPACE, REPOSITORY_ID, real.pullNumber)).comments).toEqual(realComments.map((c) => c.id));
 
     // The control: the same PR and head is posted once.
     await publish(real);

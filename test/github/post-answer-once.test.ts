@@ -11,6 +11,7 @@ import {
   type AppProcess,
   type GitHubHarness,
 } from "../support/github-stand-in-harness.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 const [OWNER = "", REPO = ""] = REPOSITORY.split("/");
 const SHA = "c".repeat(40);
@@ -44,7 +45,7 @@ function threadWithReply(): { readonly pull: number; readonly threadId: number; 
 async function answer(pull: number, reply: { threadId: number; commentId: number }, text: string): Promise<number | null> {
   const octokit = await process.app.getInstallationOctokit(INSTALLATION_ID);
   const identity = await appIdentityOf(process.app, APP_ID)(octokit);
-  const target = { octokit, redis: process.redis, repositoryId: REPOSITORY_ID, owner: OWNER, repo: REPO, pullNumber: pull, identity };
+  const target = { octokit, redis: process.redis, keys: DEFAULT_KEYSPACE, repositoryId: REPOSITORY_ID, owner: OWNER, repo: REPO, pullNumber: pull, identity };
   return postAnswerOnce(target, { logger: process.logger, scrubber: process.scrubber }, reply, text);
 }
 

@@ -5,6 +5,7 @@ import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // The api's memory of a PR's reviews (so a push does not bring the same remarks again), in a real
 // Redis with the project's ACL users: written and read as the api's user, as the publisher and the
@@ -58,16 +59,16 @@ const memory: ReviewMemory = {
 describe("review memory", () => {
   it("is empty for a PR never reviewed", async () => {
     const { repositoryId, pullNumber } = pr();
-    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual(EMPTY);
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(EMPTY);
   });
 
   it("reads back what was written, under the PR's own key, for ninety days", async () => {
     const { repositoryId, pullNumber } = pr();
-    await writeReviewMemory(api, repositoryId, pullNumber, memory);
-    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual(memory);
+    await writeReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, memory);
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(memory);
     // Another PR of the same repository has none.
-    expect(await readReviewMemory(api, repositoryId, pullNumber + 1)).toEqual(EMPTY);
-    const ttl = await admin.ttl(reviewMemoryKey(repositoryId, pullNumber));
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber + 1)).toEqual(EMPTY);
+    const ttl = await admin.ttl(reviewMemoryKey(DEFAULT_KEYSPACE, repositoryId, pullNumber));
     expect(ttl).toBeGreaterThan(89 * 24 * 3600);
     expect(ttl).toBeLessThanOrEqual(90 * 24 * 3600);
   });
@@ -92,25 +93,25 @@ describe("review memory", () => {
     ],
   ])("reads as empty when what is stored is %s: a whole review, and posting again, never a crash", async (_name, stored) => {
     const { repositoryId, pullNumber } = pr();
-    await admin.set(reviewMemoryKey(repositoryId, pullNumber), stored);
-    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual(EMPTY);
+    await admin.set(reviewMemoryKey(DEFAULT_KEYSPACE, repositoryId, pullNumber), stored);
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(EMPTY);
     // And it is rebuilt by the next write.
-    await writeReviewMemory(api, repositoryId, pullNumber, memory);
-    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual(memory);
+    await writeReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, memory);
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual(memory);
   });
 
   it("reads a memory written before there was a witness with none: the next review is whole, the posted comments are kept", async () => {
     const { repositoryId, pullNumber } = pr();
     const older = { reviewedHead: memory.reviewedHead, ai: memory.ai, posted: memory.posted, comments: memory.comments };
-    await admin.set(reviewMemoryKey(repositoryId, pullNumber), JSON.stringify(older));
-    expect(await readReviewMemory(api, repositoryId, pullNumber)).toEqual({ ...memory, witness: [] });
+    await admin.set(reviewMemoryKey(DEFAULT_KEYSPACE, repositoryId, pullNumber), JSON.stringify(older));
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber)).toEqual({ ...memory, witness: [] });
   });
 
   it("keeps the newest MAX_REMEMBERED_COMMENTS comment ids, forgetting the oldest", async () => {
     const { repositoryId, pullNumber } = pr();
     const comments = Array.from({ length: MAX_REMEMBERED_COMMENTS + 250 }, (_, index) => index + 1);
-    await writeReviewMemory(api, repositoryId, pullNumber, { ...memory, comments });
-    const read = await readReviewMemory(api, repositoryId, pullNumber);
+    await writeReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, { ...memory, comments });
+    const read = await readReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber);
     expect(read.comments).toHaveLength(MAX_REMEMBERED_COMMENTS);
     expect(read.comments[0]).toBe(251);
     expect(read.comments.at(-1)).toBe(MAX_REMEMBERED_COMMENTS + 250);
@@ -119,14 +120,14 @@ describe("review memory", () => {
 
   it("refuses to write a memory that would not read back", async () => {
     const { repositoryId, pullNumber } = pr();
-    await expect(writeReviewMemory(api, repositoryId, pullNumber, { ...memory, reviewedHead: "not a sha" })).rejects.toThrow();
-    expect(await admin.exists(reviewMemoryKey(repositoryId, pullNumber))).toBe(0);
+    await expect(writeReviewMemory(api, DEFAULT_KEYSPACE, repositoryId, pullNumber, { ...memory, reviewedHead: "not a sha" })).rejects.toThrow();
+    expect(await admin.exists(reviewMemoryKey(DEFAULT_KEYSPACE, repositoryId, pullNumber))).toBe(0);
   });
 });
 
 describe("the memory's key under the Redis ACL users", () => {
   // The key the ACL must keep from workers: what the api writes for repository 1, PR 2.
-  const key = reviewMemoryKey(1, 2);
+  const key = reviewMemoryKey(DEFAULT_KEYSPACE, 1, 2);
 
   it("is the key these tests attack", () => {
     expect(key).toBe("reviewbot:memory:1:2");
@@ -164,6 +165,6 @@ describe("the memory's key under the Redis ACL users", () => {
     // NOPERM, or its wording for scripts ("can't access", "no permissions").
     await expect(worker.call(name, ...args)).rejects.toThrow(/NOPERM|no permissions|can't access/);
     // Whatever the worker tried, the api's memory is as the api left it.
-    expect(await readReviewMemory(api, 1, 2)).toEqual(memory);
+    expect(await readReviewMemory(api, DEFAULT_KEYSPACE, 1, 2)).toEqual(memory);
   });
 });

@@ -15,6 +15,7 @@ import {
   type GitHubHarness,
 } from "../support/github-stand-in-harness.js";
 import { APP_BOT } from "../support/github-stand-in-threads.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 let harness: GitHubHarness;
 let pullCounter = 400;
@@ -74,6 +75,7 @@ function sink(process: AppProcess, overrides: Partial<GitHubSinkDeps> = {}) {
     app: process.app,
     appId: APP_ID,
     redis: process.redis,
+    keys: DEFAULT_KEYSPACE,
     logger: process.logger,
     scrubber: process.scrubber,
     reviewComments: false,

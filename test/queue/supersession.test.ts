@@ -9,6 +9,7 @@ import { isSuperseded, latestHead, recordLatestHead } from "@reviewbot/queue/pul
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 /** The seal matters to the api, not to supersession: any key does here. */
 const seal = QueueSeal.fromSecret("supersession-test-secret");
@@ -58,13 +59,13 @@ describe("one live review per PR", () => {
     const queue = freshQueue();
     const older = job({ headSha: "a".repeat(40) });
     const newer = job({ headSha: "b".repeat(40) });
-    const first = await enqueueReview(queue, connection, seal, older);
-    const second = await enqueueReview(queue, connection, seal, newer);
+    const first = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, older);
+    const second = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, newer);
     expect(second).toMatchObject({ removed: first.jobId, cancelled: null });
     expect(await queue.getJob(first.jobId)).toBeUndefined();
     expect(await queue.getJobCountByTypes("waiting", "prioritized")).toBe(1);
-    expect(await isSuperseded(connection, older)).toBe(true);
-    expect(await isSuperseded(connection, newer)).toBe(false);
+    expect(await isSuperseded(connection, DEFAULT_KEYSPACE, older)).toBe(true);
+    expect(await isSuperseded(connection, DEFAULT_KEYSPACE, newer)).toBe(false);
     await queue.obliterate({ force: true });
     await queue.close();
   });
@@ -72,10 +73,10 @@ describe("one live review per PR", () => {
   it("supersedes a job whose hash a worker grew to 20 MB without reading it; a job of the same head is read (negative control)", async () => {
     const queue = freshQueue();
     const pr = { pullNumber: 55 };
-    const older = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
+    const older = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: "c".repeat(40) }));
     await connection.hset(queue.toKey(older.jobId), "data", JSON.stringify("x".repeat(20 * 1024 * 1024)));
     const before = process.memoryUsage().rss;
-    const newer = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "d".repeat(40) }));
+    const newer = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: "d".repeat(40) }));
     expect(newer.removed).toBe(older.jobId);
     expect(process.memoryUsage().rss - before).toBeLessThan(30 * 1024 * 1024);
     const read = (await queue.getJob(newer.jobId))?.data as ReviewJob | undefined;
@@ -87,19 +88,19 @@ describe("one live review per PR", () => {
   it("cancels the run of an older head on whichever host holds the PR, and leaves a same-head run alone", async () => {
     const queue = freshQueue();
     const pr = { repositoryId: 101 };
-    const first = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
+    const first = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: "c".repeat(40) }));
     // A worker takes the job and its PR lease, as apps/worker does before running.
     const worker = new Worker(queue.name, null, { connection, autorun: false });
     expect((await worker.getNextJob(randomUUID()))?.id).toBe(first.jobId);
-    const lease = new PullRequestLease(connection, { ...pr, pullNumber: 5 }, first.jobId, 5000);
+    const lease = new PullRequestLease(connection, DEFAULT_KEYSPACE, { ...pr, pullNumber: 5 }, first.jobId, 5000);
     expect(await lease.acquire()).toBe(true);
     const subscriber = new Redis(redis.port, "127.0.0.1");
     const cancelled: string[] = [];
-    const unsubscribe = await subscribeCancels(subscriber, (id) => cancelled.push(id));
+    const unsubscribe = await subscribeCancels(subscriber, DEFAULT_KEYSPACE, (id) => cancelled.push(id));
 
-    const sameHead = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "c".repeat(40) }));
+    const sameHead = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: "c".repeat(40) }));
     expect(sameHead).toMatchObject({ removed: null, cancelled: null });
-    const newerHead = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: "d".repeat(40) }));
+    const newerHead = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: "d".repeat(40) }));
     expect(newerHead).toMatchObject({ removed: sameHead.jobId, cancelled: first.jobId });
     await expect.poll(() => cancelled).toEqual([first.jobId]);
 
@@ -129,22 +130,22 @@ describe("the ordering of a PR's heads (recordLatestHead)", () => {
     ["the same head, same time", { headSha: A, pullUpdatedAt: T }, { kind: "recorded", previous: "review.first" }, A],
   ] as const)("%s", async (_name, incoming, outcome, head) => {
     pullNumber += 1;
-    await recordLatestHead(connection, job({ repositoryId: 300, pullNumber, headSha: A, pullUpdatedAt: T }), "review.first");
-    expect(await recordLatestHead(connection, job({ repositoryId: 300, pullNumber, ...incoming }), "review.second")).toEqual(outcome);
-    expect(await latestHead(connection, { repositoryId: 300, pullNumber })).toBe(head);
+    await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ repositoryId: 300, pullNumber, headSha: A, pullUpdatedAt: T }), "review.first");
+    expect(await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ repositoryId: 300, pullNumber, ...incoming }), "review.second")).toEqual(outcome);
+    expect(await latestHead(connection, DEFAULT_KEYSPACE, { repositoryId: 300, pullNumber })).toBe(head);
   });
 
   it("keeps the later time when the same head comes again with an earlier one", async () => {
     const pr = { repositoryId: 301, pullNumber: 1 };
-    await recordLatestHead(connection, job({ ...pr, headSha: A, pullUpdatedAt: LATER }), "review.1");
-    await recordLatestHead(connection, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }), "review.2");
-    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: T }), "review.3")).toMatchObject({ kind: "stale" });
+    await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ ...pr, headSha: A, pullUpdatedAt: LATER }), "review.1");
+    await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }), "review.2");
+    expect(await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ ...pr, headSha: B, pullUpdatedAt: T }), "review.3")).toMatchObject({ kind: "stale" });
   });
 
   it("records over a state written before times were kept (no `at`)", async () => {
     const pr = { repositoryId: 302, pullNumber: 1 };
     await connection.hset(`reviewbot:pr:${pr.repositoryId}.${pr.pullNumber}`, "head", A, "job", "review.legacy");
-    expect(await recordLatestHead(connection, job({ ...pr, headSha: B, pullUpdatedAt: EARLIER }), "review.new")).toEqual({
+    expect(await recordLatestHead(connection, DEFAULT_KEYSPACE, job({ ...pr, headSha: B, pullUpdatedAt: EARLIER }), "review.new")).toEqual({
       kind: "recorded",
       previous: "review.legacy",
     });
@@ -153,12 +154,12 @@ describe("the ordering of a PR's heads (recordLatestHead)", () => {
   it("does not enqueue a stale job, and leaves the PR's waiting job in place", async () => {
     const queue = freshQueue();
     const pr = { repositoryId: 303 };
-    const current = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: B, pullUpdatedAt: T }));
-    const late = await enqueueReview(queue, connection, seal, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }));
+    const current = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: B, pullUpdatedAt: T }));
+    const late = await enqueueReview(queue, connection, DEFAULT_KEYSPACE, seal, job({ ...pr, headSha: A, pullUpdatedAt: EARLIER }));
     expect(late).toMatchObject({ removed: null, cancelled: null, stale: { kind: "stale", recordedHead: B, tie: false } });
     expect(await queue.getJob(late.jobId)).toBeUndefined();
     expect(await queue.getJob(current.jobId)).toBeDefined();
-    expect(await isSuperseded(connection, job({ ...pr, headSha: B }))).toBe(false);
+    expect(await isSuperseded(connection, DEFAULT_KEYSPACE, job({ ...pr, headSha: B }))).toBe(false);
     await queue.obliterate({ force: true });
     await queue.close();
   });
@@ -168,27 +169,27 @@ describe("PullRequestLease", () => {
   const pr = { repositoryId: 200, pullNumber: 1 };
 
   it("lets one job of a PR hold it at a time and frees it on release", async () => {
-    const a = new PullRequestLease(connection, pr, "job-a", 2000);
-    const b = new PullRequestLease(connection, pr, "job-b", 2000);
+    const a = new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-a", 2000);
+    const b = new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-b", 2000);
     expect(await a.acquire()).toBe(true);
     expect(await b.acquire()).toBe(false);
     await b.release(); // not the holder: must not free a's lease
-    expect(await new PullRequestLease(connection, pr, "job-c", 2000).acquire()).toBe(false);
+    expect(await new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-c", 2000).acquire()).toBe(false);
     await a.release();
     expect(await b.acquire()).toBe(true);
     await b.release();
   });
 
   it("is renewed while held, and frees itself when the holder stops renewing (a killed worker)", async () => {
-    const holder = new PullRequestLease(connection, pr, "job-d", 300);
+    const holder = new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-d", 300);
     expect(await holder.acquire()).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 900));
-    expect(await new PullRequestLease(connection, pr, "job-e", 300).acquire()).toBe(false);
+    expect(await new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-e", 300).acquire()).toBe(false);
     await holder.release();
     // A holder that died leaves its key to expire: nobody renews it.
     const key = `reviewbot:lease:${pr.repositoryId}.${pr.pullNumber}`;
     await connection.set(key, "dead-job", "PX", 200);
-    const next = new PullRequestLease(connection, pr, "job-f", 300);
+    const next = new PullRequestLease(connection, DEFAULT_KEYSPACE, pr, "job-f", 300);
     expect(await next.acquire()).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await next.acquire()).toBe(true);

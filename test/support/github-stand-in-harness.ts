@@ -5,6 +5,7 @@ import { Redis } from "ioredis";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "./github-stand-in.js";
 import type { FileAt } from "./github-stand-in-threads.js";
 import { startLocalRedis, type LocalRedis } from "./local-redis.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 export const APP_ID = 4242;
 export const INSTALLATION_ID = 77;
@@ -65,6 +66,7 @@ export async function startGitHubHarness(options: { readonly fileAt?: FileAt } =
         privateKey: key.privateKey,
         baseUrl: standIn.url,
         redis,
+        keys: DEFAULT_KEYSPACE,
         scrubber,
         logger,
         paceMs: 50,

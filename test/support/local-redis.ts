@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { REDIS_USERS, renderRedisAcl, type RedisRole } from "@reviewbot/queue/redis-acl";
+import { DEFAULT_KEYSPACE, type RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 const ACL_TEMPLATE = readFileSync(new URL("../../infra/redis/users.acl.template", import.meta.url), "utf8");
 
@@ -38,6 +39,8 @@ export interface LocalRedisOptions {
   readonly dataDir?: string;
   /** Start with the project's ACL users (infra/redis/users.acl.template) and random passwords; the default user is off. */
   readonly acl?: boolean;
+  /** The keyspace the ACL users' key and channel patterns follow (REVIEWBOT_REDIS_PREFIX); default today's names. */
+  readonly keys?: RedisKeyspace;
   /**
    * Start as a replica of this server, with its ACL users and passwords (replicas do not copy ACL
    * users: every node loads the same file), replicating as its admin.
@@ -55,7 +58,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
       : ["--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
   const primary = options.replicaOf;
   const roles = primary !== undefined ? (primary.roles === null ? null : aclRoles(port, primary.roles)) : options.acl === true ? aclRoles(port) : null;
-  const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles)];
+  const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles, options.keys ?? DEFAULT_KEYSPACE)];
   const replicaArgs =
     primary === undefined
       ? []
@@ -108,9 +111,11 @@ function aclRoles(port: number, same?: Readonly<Record<RedisRole, RedisRoleLogin
   return { api: login("api"), worker: login("worker"), admin: login("admin") };
 }
 
-function writeAclFile(roles: Record<RedisRole, RedisRoleLogin>): string {
+function writeAclFile(roles: Record<RedisRole, RedisRoleLogin>, keys: RedisKeyspace): string {
   const file = join(mkdtempSync(join(tmpdir(), "reviewbot-acl-")), "users.acl");
-  writeFileSync(file, renderRedisAcl(ACL_TEMPLATE, { api: roles.api.password, worker: roles.worker.password, admin: roles.admin.password }), { mode: 0o600 });
+  writeFileSync(file, renderRedisAcl(ACL_TEMPLATE, { api: roles.api.password, worker: roles.worker.password, admin: roles.admin.password }, keys), {
+    mode: 0o600,
+  });
   return file;
 }
 

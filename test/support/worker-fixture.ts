@@ -18,6 +18,7 @@ import { REVIEW_OPERATOR, createSampleRepo } from "./review-fixture.js";
 import { createReviewRepo, type ReviewRepoOptions } from "./review-repos.js";
 import { reachableTempDir } from "./temp-dirs.js";
 import { startWorker, type WorkerProcess } from "./worker-process.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 /**
  * Everything a worker suite shares: a private Redis with the project's ACL users, the real api app
@@ -82,7 +83,7 @@ export async function openWorkerStand(
     reposDir,
     env,
     async addRaw(job, id = `review.raw.${randomUUID()}`) {
-      await openLiveJob(connection, id, job);
+      await openLiveJob(connection, DEFAULT_KEYSPACE, id, job);
       await reviews.add("review", SEAL.seal(id, job), { ...REVIEW_JOB_OPTIONS, jobId: id });
       return id;
     },

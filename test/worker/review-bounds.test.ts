@@ -15,6 +15,7 @@ import { hostProcessesMarked } from "../support/host-processes.js";
 import { helperEntry } from "../support/review-repos.js";
 import { addReviewRepo, localJob, openWorkerStand, waitForState, waitForTask, type WorkerStand } from "../support/worker-fixture.js";
 import type { WorkerProcess } from "../support/worker-process.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 // Bounded reviews (many slow helpers must not hold a worker for hours), across a real worker
 // process and the api's real routes: a review deadline on the worker (REVIEWBOT_REVIEW_DEADLINE_MS)
@@ -52,7 +53,7 @@ async function span(jobId: string): Promise<[number, number]> {
 describe("a review's wall-clock deadline", () => {
   it("kills a hanging helper's sandbox at the deadline and fails the job for good with REVIEW_TIMEOUT", async () => {
     const marker = `review-deadline-${randomUUID()}`;
-    const { jobId } = await enqueueReview(stand.reviews, stand.connection, stand.seal, jobRunning(`sleep 120; : ${marker}`, 21));
+    const { jobId } = await enqueueReview(stand.reviews, stand.connection, DEFAULT_KEYSPACE, stand.seal, jobRunning(`sleep 120; : ${marker}`, 21));
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
     const task = (await waitForTask(stand.github, `failed.${jobId}`, DEADLINE_MS + 20_000).catch((err: unknown) => {
       process.stderr.write(worker.logs());
@@ -82,7 +83,7 @@ describe("a review's wall-clock deadline", () => {
   });
 
   it("lets a review under the deadline complete (the negative control)", async () => {
-    const { jobId } = await enqueueReview(stand.reviews, stand.connection, stand.seal, jobRunning("sleep 1; echo 'a.py:1: quick'", 22));
+    const { jobId } = await enqueueReview(stand.reviews, stand.connection, DEFAULT_KEYSPACE, stand.seal, jobRunning("sleep 1; echo 'a.py:1: quick'", 22));
     const task = await waitForTask(stand.github, `completed.${jobId}`, DEADLINE_MS + 20_000);
     expect(task.kind).toBe("completed");
     expect(await waitForState(stand.reviews, jobId, ["completed"], 10_000)).toBe("completed");
@@ -96,7 +97,7 @@ describe("the api's per-installation cap, as a worker meets it", () => {
     const second = jobRunning("sleep 4; echo 'a.py:1: slow'", 31);
     const other = jobRunning("sleep 4; echo 'a.py:1: slow'", 32);
     const ids: string[] = [];
-    for (const job of [first, second, other]) ids.push((await enqueueReview(stand.reviews, stand.connection, stand.seal, job)).jobId);
+    for (const job of [first, second, other]) ids.push((await enqueueReview(stand.reviews, stand.connection, DEFAULT_KEYSPACE, stand.seal, job)).jobId);
     const [firstId = "", secondId = "", otherId = ""] = ids;
     for (const id of ids) expect((await waitForTask(stand.github, `completed.${id}`, 90_000)).kind).toBe("completed");
     // The check run completes before BullMQ ends the job (and counts its attempt): wait for both.
@@ -135,7 +136,7 @@ describe("the cap's and the shares' keys under the Redis ACL users", () => {
     const workerRedis = createRedisConnection(roles.worker.url, { name: "test-worker-role", blocking: false, password: roles.worker.password });
     const reviews = new Queue(REVIEW_QUEUE, { connection: apiRedis });
     try {
-      const slots = new InstallationSlots({ redis: apiRedis, reviews, limit: 1, ttlMs: 60_000 });
+      const slots = new InstallationSlots({ redis: apiRedis, keys: DEFAULT_KEYSPACE, reviews, limit: 1, ttlMs: 60_000 });
       // A share entry and a slot left by jobs that are gone (an api that crashed, a removed job).
       await stand.connection.sadd("reviewbot:installation:41:jobs", "review.41.1.gone");
       await stand.connection.zadd("reviewbot:broker:slots:41", Date.now() + 60_000, "review.41.2.gone");
@@ -144,6 +145,7 @@ describe("the cap's and the shares' keys under the Redis ACL users", () => {
         vault: null,
         slots,
         redis: apiRedis,
+        keys: DEFAULT_KEYSPACE,
         reviews,
         logger: createLogger({ level: "silent", scrubber: new SecretScrubber() }),
         intervalMs: 3_600_000,

@@ -13,6 +13,7 @@ import { hostProcessesMarked } from "../support/host-processes.js";
 import { helperEntry } from "../support/review-repos.js";
 import { addReviewRepo, addSampleRepo, localJob, openWorkerStand, waitForState, waitForTask, type WorkerStand } from "../support/worker-fixture.js";
 import type { WorkerProcess } from "../support/worker-process.js";
+import { DEFAULT_KEYSPACE } from "@reviewbot/queue/redis-keyspace";
 
 let stand: WorkerStand;
 let worker: WorkerProcess;
@@ -33,7 +34,7 @@ async function taskIds(): Promise<string[]> {
 describe("review worker (local source, bwrap)", () => {
   it("reviews a job from the queue and hands the publisher a completed task with the findings", async () => {
     const repo = addSampleRepo(stand);
-    const { jobId } = await enqueueReview(stand.reviews, stand.connection, stand.seal, localJob(repo.name, repo));
+    const { jobId } = await enqueueReview(stand.reviews, stand.connection, DEFAULT_KEYSPACE, stand.seal, localJob(repo.name, repo));
     expect((await waitForTask(stand.github, `started.${jobId}`)).kind).toBe("started");
     const task = (await waitForTask(stand.github, `completed.${jobId}`)) as CompletedTask;
     expect(task.reviewJobId).toBe(jobId);
@@ -77,7 +78,7 @@ describe("review worker (local source, bwrap)", () => {
       },
     });
     const job = localJob(repo.name, repo);
-    await recordLatestHead(stand.connection, { ...job, headSha: "f".repeat(40) }, "review.newer");
+    await recordLatestHead(stand.connection, DEFAULT_KEYSPACE, { ...job, headSha: "f".repeat(40) }, "review.newer");
     const id = await stand.addRaw(job, reviewJobId(job));
     expect(await waitForState(stand.reviews, id, ["completed", "failed"])).toBe("completed");
     expect((await stand.reviews.getJob(id))?.returnvalue).toEqual({ outcome: "superseded" });
@@ -118,7 +119,7 @@ describe("review worker (local source, bwrap)", () => {
     const job = localJob(repo.name, repo);
     const id = await stand.addRaw(job, reviewJobId(job));
     expect(await eventually(async () => (await hostProcessesMarked(marker)).length > 0, 60_000)).toBe(true);
-    await requestCancel(stand.connection, id);
+    await requestCancel(stand.connection, DEFAULT_KEYSPACE, id);
     const task = (await waitForTask(stand.github, `failed.${id}`, 10_000)) as Extract<GitHubTask, { kind: "failed" }>;
     expect(task).toMatchObject({ kind: "failed", code: "REVIEW_CANCELLED", reviewJobId: id });
     expect(await waitForState(stand.reviews, id, ["completed"], 10_000)).toBe("completed");

@@ -152,6 +152,7 @@ describe("loadApiConfig", () => {
   it.each([
     ["an unknown REVIEWBOT_ name", { ...local, REVIEWBOT_PROT: "80" }, /^REVIEWBOT_PROT: /],
     ["no Redis", { ...local, REDIS_URL: undefined }, /^REDIS_URL: /],
+    ["a key prefix with a glob star", { ...local, REVIEWBOT_REDIS_PREFIX: "{rb}*" }, /^REVIEWBOT_REDIS_PREFIX: /],
     ["a URL and Sentinels", { ...local, REDIS_SENTINELS: "s:26379", REDIS_SENTINEL_NAME: "m" }, /^REDIS_URL: set REDIS_URL or REDIS_SENTINELS, not both/],
     ["a short webhook secret", { ...local, REVIEWBOT_WEBHOOK_SECRET: "short" }, /^REVIEWBOT_WEBHOOK_SECRET: /],
     ["a bad sink", { ...local, REVIEWBOT_SINK: "s3" }, /^REVIEWBOT_SINK: /],

@@ -3,6 +3,7 @@ import { parseEnvConfig } from "@reviewbot/core/env-config";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { MAX_AI_ATTEMPTS } from "@reviewbot/contracts/review-job";
 import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
+import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 import { AI_REPORT_MARGIN_MS } from "@reviewbot/contracts/worker-protocol";
 import { LLM_ENV_FIELDS, refineLlmEnv, type LlmEnv } from "@reviewbot/llm/llm-settings";
 import { Severity } from "@reviewbot/contracts/severity";
@@ -77,6 +78,7 @@ const proxyList = z
 const ApiVariables = z
   .object({
     ...REDIS_ENV_FIELDS,
+    ...REDIS_KEYSPACE_ENV_FIELDS,
     REVIEWBOT_LOG_LEVEL: LogLevel.default("info"),
     REVIEWBOT_HOST: z.string().min(1).default("127.0.0.1"),
     REVIEWBOT_PORT: port.default(3000),

@@ -7,6 +7,7 @@ import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { appSlugOf } from "@reviewbot/github/app-identity";
 import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { GITHUB_QUEUE, REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { redisKeyspace, type RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { loadApiConfig, type ApiConfig } from "./api-config.js";
 import { createApiMetrics } from "./api-metrics.js";
 import { registerInstallationQueueAge } from "./installation-queue-age.js";
@@ -30,10 +31,11 @@ async function main(): Promise<void> {
   // The queue seal's key derives from the webhook secret: workers hold neither (deployment.md).
   const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
   const redis = openRedis(config, logger);
-  const queues = openQueues(redis.api);
+  const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
+  const queues = openQueues(redis.api, keys);
   const metrics = createApiMetrics([queues.reviews, queues.github]);
   registerInstallationQueueAge(metrics.registry, queues.reviews, seal);
-  const { app, sink } = await openSink(config, { redis: redis.api, scrubber, logger, metrics });
+  const { app, sink } = await openSink(config, { redis: redis.api, keys, scrubber, logger, metrics });
   const appId = config.sink.kind === "github" ? config.sink.appId : null;
   const publisher = buildPublisher({
     app,
@@ -42,19 +44,20 @@ async function main(): Promise<void> {
     reviews: queues.reviews,
     github: queues.github,
     redis,
+    keys,
     seal,
     metrics,
     logger,
     reviewDrafts: config.REVIEWBOT_DRAFTS !== "never",
   });
-  const broker = buildBroker(config, { app, redis: redis.api, reviews: queues.reviews, scrubber, logger });
+  const broker = buildBroker(config, { app, redis: redis.api, keys, reviews: queues.reviews, scrubber, logger });
   warnAboutDisabledParts(config, logger);
-  const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, scrubber, usage: createModelUsageMetrics(metrics.registry) });
+  const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, keys, scrubber, usage: createModelUsageMetrics(metrics.registry) });
   const appSlug = app === null || appId === null ? null : appSlugOf(app, appId);
   const replicas = createReplicaQuorum(redis.api, { minReplicas: config.REVIEWBOT_REDIS_MIN_REPLICAS ?? null, waitMs: config.REVIEWBOT_REDIS_WAIT_MS });
-  const api = buildHttpApp(config, { queues, seal, redis: redis.api, metrics, logger, scrubber, workers, appSlug, replicas });
+  const api = buildHttpApp(config, { queues, seal, redis: redis.api, keys, metrics, logger, scrubber, workers, appSlug, replicas });
   const server = await listen(api, config);
-  const redelivery = startRedeliverySweep(config, { app, redis: redis.api, registry: metrics.registry, logger });
+  const redelivery = startRedeliverySweep(config, { app, redis: redis.api, keys, registry: metrics.registry, logger });
   wireSignals({ server, sweeper: broker.sweeper, redelivery, publisher, queues, redis }, logger);
   logger.info({ host: config.REVIEWBOT_HOST, port: (server.address() as { port: number }).port, sink: config.sink.kind }, "api listening");
 }
@@ -68,8 +71,8 @@ function createRootLogger(config: ApiConfig): { logger: Logger; scrubber: Secret
   return { logger: createLogger({ name: "reviewbot-api", level: config.REVIEWBOT_LOG_LEVEL, scrubber }), scrubber };
 }
 
-function openQueues(connection: Redis): { reviews: Queue; github: Queue } {
-  return { reviews: new Queue(REVIEW_QUEUE, { connection }), github: new Queue(GITHUB_QUEUE, { connection }) };
+function openQueues(connection: Redis, keys: RedisKeyspace): { reviews: Queue; github: Queue } {
+  return { reviews: new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull }), github: new Queue(GITHUB_QUEUE, { connection, prefix: keys.bull }) };
 }
 
 function warnAboutDisabledParts(config: ApiConfig, logger: Logger): void {

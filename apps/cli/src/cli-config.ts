@@ -4,6 +4,7 @@ import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
 import { LLM_ENV_FIELDS, refineLlmEnv } from "@reviewbot/llm/llm-settings";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
+import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 
 /**
  * The CLI's operator settings: the pipeline's slice (cache, sandbox, policy file), the log level,
@@ -16,6 +17,7 @@ export const CliConfig = RuntimeConfig.extend({
   // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret);
   // `fleet` starts a private Redis unless REDIS_URL or REDIS_SENTINELS names one.
   ...REDIS_ENV_FIELDS,
+  ...REDIS_KEYSPACE_ENV_FIELDS,
   REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   // The AI review starts no model call later than this after the command started (the worker's name and bounds).
   REVIEWBOT_REVIEW_DEADLINE_MS: z.coerce.number().int().min(5_000).max(86_400_000).default(1_200_000),

@@ -18,6 +18,7 @@ import { describeRedisTarget, redisTargetEnv, type RedisTarget } from "@reviewbo
 import { renderSinkResult } from "./render-sink-result.js";
 import { submitReview, type Submission } from "./submit-review.js";
 import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
+import { redisKeyspace, type RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface FleetArgs {
   /** Stay up after the sample's review; undefined: only when stdout is a terminal. */
@@ -56,15 +57,21 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);
   });
+  const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
   try {
     let logins: PrivateRedis["roles"];
     if (config.redis === undefined) {
-      redis = await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8"));
+      redis = await startPrivateRedis(dir, await readFile(join(ROOT, "infra/redis/users.acl.template"), "utf8"), keys);
       logins = redis.roles;
     } else {
       logins = { api: config.redis, worker: config.redis, admin: config.redis };
     }
-    const base = { ...inheritedEnv({ PATH: DEFAULT_PATH, HOME: "/" }), REVIEWBOT_LOG_LEVEL: "info" };
+    const base = {
+      ...inheritedEnv({ PATH: DEFAULT_PATH, HOME: "/" }),
+      REVIEWBOT_LOG_LEVEL: "info",
+      // The api and the worker use the same keyspace as this command and its Redis users.
+      ...(config.REVIEWBOT_REDIS_PREFIX === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: config.REVIEWBOT_REDIS_PREFIX }),
+    };
     const password = randomBytes(18).toString("base64url");
     const webhookSecret = randomBytes(24).toString("base64url");
     const credential = newWorkerCredential("fleet-worker");
@@ -110,10 +117,10 @@ export async function fleetCommand(args: FleetArgs, config: CliConfig, write: (t
       `reviewbot fleet: redis ${config.redis === undefined ? "(private, one ACL user per role)" : describeRedisTarget(config.redis)}, api and worker started; logs in ${logDir}\n`,
     );
     await createSample(join(reposDir, SAMPLE.repository));
-    const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, QueueSeal.fromSecret(webhookSecret));
+    const submission = await submitReview({ repoDir: reposDir, ...SAMPLE }, logins.api, keys, QueueSeal.fromSecret(webhookSecret));
     write(`reviewbot fleet: submitted ${SAMPLE.repository}#${SAMPLE.pullNumber} (${submission.job.headSha.slice(0, 12)}) as ${submission.outcome.jobId}\n\n`);
     const result = await Promise.race([
-      waitForResult(sinkDir, submission, logins.api, services),
+      waitForResult(sinkDir, submission, logins.api, keys, services),
       interrupted.then(() => {
         throw new Error("interrupted");
       }),
@@ -137,11 +144,17 @@ async function createSample(dest: string): Promise<void> {
 }
 
 /** Polls for the local sink's file of the submitted head; fails early when the job or a service does. */
-async function waitForResult(sinkDir: string, submission: Submission, redis: RedisTarget, services: readonly ChildService[]): Promise<unknown> {
+async function waitForResult(
+  sinkDir: string,
+  submission: Submission,
+  redis: RedisTarget,
+  keys: RedisKeyspace,
+  services: readonly ChildService[],
+): Promise<unknown> {
   const { job, outcome } = submission;
   const file = join(sinkDir, job.repository, String(job.pullNumber), `${job.headSha}.json`);
   const connection = createRedisConnection(redis, { name: "cli-fleet", blocking: false });
-  const queue = new Queue(REVIEW_QUEUE, { connection });
+  const queue = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
   try {
     for (const deadline = Date.now() + REVIEW_TIMEOUT_MS; Date.now() < deadline;) {
       const result = await finishedResult(file);

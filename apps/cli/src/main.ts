@@ -21,6 +21,7 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { reviewCommand } from "./review-command.js";
 import { workerCredentialCommand } from "./worker-credential-command.js";
 import { submitReview } from "./submit-review.js";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** The CLI reviews remote repositories over https and local ones by path. */
 const CLI_PROTOCOLS = ["https", "file"];
@@ -49,7 +50,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (config.REVIEWBOT_WEBHOOK_SECRET === undefined)
       throw new AppError("CONFIG_INVALID", "REVIEWBOT_WEBHOOK_SECRET: required by submit (jobs are sealed as the api seals them)");
     const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
-    const { job, outcome } = await submitReview(command.args, config.redis, seal);
+    const { job, outcome } = await submitReview(command.args, config.redis, redisKeyspace(config.REVIEWBOT_REDIS_PREFIX), seal);
     process.stdout.write(`${JSON.stringify({ ...outcome, headSha: job.headSha, baseSha: job.baseSha })}\n`);
     return 0;
   }

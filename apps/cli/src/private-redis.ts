@@ -8,6 +8,7 @@ import type { RedisTarget } from "@reviewbot/queue/redis-target";
 import { startChildService, type ChildService } from "./child-service.js";
 import { freePort } from "./free-port.js";
 import { DEFAULT_PATH, inheritedEnv } from "@reviewbot/core/inherited-env";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface PrivateRedis {
   /** Each role's login (api, worker, admin), as the ACL template defines the roles: the URL names the user, the password travels apart. */
@@ -20,9 +21,10 @@ export interface PrivateRedis {
  * A redis-server of the fleet's own on 127.0.0.1 and a free port, with its data (append-only
  * file, as BullMQ's docs ask for a queue) in a directory of its own under `dir`, and the
  * project's ACL users (`aclTemplate`, infra/redis/users.acl.template) with fresh random passwords:
- * the embedded fleet runs with the same per-role Redis users as production.
+ * the embedded fleet runs with the same per-role Redis users as production, under the fleet's
+ * keyspace (`keys`).
  */
-export async function startPrivateRedis(dir: string, aclTemplate: string): Promise<PrivateRedis> {
+export async function startPrivateRedis(dir: string, aclTemplate: string, keys: RedisKeyspace): Promise<PrivateRedis> {
   const port = await freePort();
   const dataDir = join(dir, `redis-${process.pid}-${port}`);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -31,7 +33,7 @@ export async function startPrivateRedis(dir: string, aclTemplate: string): Promi
   const login = (role: RedisRole): RedisTarget => ({ kind: "url", url: redisUrlFor(base, role), password: passwords[role] });
   const roles = { api: login("api"), worker: login("worker"), admin: login("admin") };
   const aclFile = join(dataDir, "users.acl");
-  await writeFile(aclFile, renderRedisAcl(aclTemplate, passwords), { mode: 0o600 });
+  await writeFile(aclFile, renderRedisAcl(aclTemplate, passwords, keys), { mode: 0o600 });
   const server = startChildService(
     "redis",
     [

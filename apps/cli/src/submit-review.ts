@@ -13,6 +13,7 @@ import { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { RedisTarget } from "@reviewbot/queue/redis-target";
 import { inheritedPath } from "@reviewbot/core/inherited-env";
 import { resolveCommit } from "@reviewbot/overlay/run-git";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface SubmitArgs {
   /** The directory of local repositories a worker with REVIEWBOT_SOURCE=local reads. */
@@ -43,7 +44,7 @@ const LOCAL_INSTALLATION_ID = 1;
  * review on the real queue with enqueueReview (supersession and fair share as for webhooks), as
  * the api does: sealed, with the api's Redis role. An operator's tool, it holds what the api holds.
  */
-export async function submitReview(args: SubmitArgs, redis: RedisTarget, seal: QueueSeal): Promise<Submission> {
+export async function submitReview(args: SubmitArgs, redis: RedisTarget, keys: RedisKeyspace, seal: QueueSeal): Promise<Submission> {
   const repo = resolve(args.repoDir, args.repository);
   const inside = relative(resolve(args.repoDir), repo);
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new AppError("USAGE", "--repository must be owner/name inside --repo-dir");
@@ -69,9 +70,9 @@ export async function submitReview(args: SubmitArgs, redis: RedisTarget, seal: Q
     "USAGE",
   );
   const connection = createRedisConnection(redis, { name: "cli-submit", blocking: false });
-  const queue = new Queue(REVIEW_QUEUE, { connection });
+  const queue = new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull });
   try {
-    return { job: job, outcome: await enqueueReview(queue, connection, seal, job) };
+    return { job: job, outcome: await enqueueReview(queue, connection, keys, seal, job) };
   } catch (err) {
     throw new AppError("QUEUE_UNAVAILABLE", "could not enqueue the review", { cause: err });
   } finally {

@@ -21,6 +21,7 @@ import type { ReviewSource } from "./review-source.js";
 import { RunningJobs } from "./running-jobs.js";
 import { loadWorkerConfig } from "./worker-config.js";
 import { createWorkerMetrics } from "./worker-metrics.js";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** A PR lease outlives a frozen worker by at most this long; renewed every 10 s while held. */
 const LEASE_TTL_MS = 30_000;
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
 
   const metrics = createWorkerMetrics();
   let sandboxHealth: ReviewRuntime["health"] | null = null;
+  const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
   const commands = createRedisConnection(config.redis, { name: "worker-commands", blocking: false });
   const checks: HealthChecks = {
     redisReady: () => commands.ping().then(() => true),
@@ -54,11 +56,12 @@ async function main(): Promise<void> {
   const blocking = createRedisConnection(config.redis, { name: "worker-blocking", blocking: true });
   const subscriber = createRedisConnection(config.redis, { name: "worker-cancels", blocking: true });
   const running = new RunningJobs({ deadlineMs: config.REVIEWBOT_REVIEW_DEADLINE_MS });
-  const unsubscribe = await subscribeCancels(subscriber, (jobId) => {
+  const unsubscribe = await subscribeCancels(subscriber, keys, (jobId) => {
     if (running.cancel(jobId, "cancel requested")) logger.info({ jobId }, "cancel requested for a running review");
   });
   const deps = {
     redis: commands,
+    keys,
     jobs,
     source,
     cache,
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
   // take it once more before it fails for good (a job that kills its worker twice is suspect).
   const worker = new Worker(REVIEW_QUEUE, (job, token) => processReviewJob(job, token, deps), {
     connection: blocking,
+    prefix: keys.bull,
     concurrency: config.REVIEWBOT_CONCURRENCY,
     lockDuration: config.REVIEWBOT_LOCK_DURATION_MS,
     stalledInterval: Math.min(30_000, config.REVIEWBOT_LOCK_DURATION_MS),

@@ -10,11 +10,14 @@ import type { JobClient } from "./job-client.js";
 import type { ReviewSource } from "./review-source.js";
 import type { RunningJobs } from "./running-jobs.js";
 import type { WorkerMetrics } from "./worker-metrics.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** What the review processor runs with, built once in `main.ts`. */
 export interface ProcessDependencies {
   /** A non-blocking command connection (PR leases, PR state): the worker's Redis user reaches nothing else of ours. */
   readonly redis: Redis;
+  /** Where the queue's keys and ours live (REVIEWBOT_REDIS_PREFIX). */
+  readonly keys: RedisKeyspace;
   /** The api's worker routes: claim a job, report how it ended. */
   readonly jobs: JobClient;
   readonly source: ReviewSource;

@@ -60,13 +60,13 @@ async function reviewQueuedJob(
   const held = deps.jobs.hold(jobId, lockToken ?? "", logger);
   // A job that answers a reply is no review of a head: a push neither supersedes nor waits for it.
   const answering = queued.reply !== null;
-  if (!answering && (await isSuperseded(deps.redis, queued))) {
+  if (!answering && (await isSuperseded(deps.redis, deps.keys, queued))) {
     await reportAnyway(held, { kind: "skipped" });
     deps.metrics.countJob("superseded");
     logger.info("review superseded before it started");
     return { outcome: "superseded" };
   }
-  const lease = answering ? null : new PullRequestLease(deps.redis, queued, jobId, deps.leaseTtlMs);
+  const lease = answering ? null : new PullRequestLease(deps.redis, deps.keys, queued, jobId, deps.leaseTtlMs);
   if (lease !== null && !(await lease.acquire())) {
     deps.metrics.countJob("deferred");
     await job.moveToDelayed(Date.now() + deps.leaseRetryMs, lockToken);

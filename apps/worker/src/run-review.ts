@@ -31,7 +31,7 @@ export async function runReview(
   const progress = (update: ReviewProgress): void => {
     void job.updateProgress({ ...update }).catch(() => undefined);
     // Between stages: a newer head makes the rest of this review pointless.
-    void isSuperseded(deps.redis, review).then(
+    void isSuperseded(deps.redis, deps.keys, review).then(
       (superseded) => superseded && deps.running.cancel(claimed.id, "superseded by a newer head"),
       () => undefined,
     );
@@ -72,7 +72,7 @@ export async function runReview(
   const report = await untilAborted(pipeline, signal, ABORT_GRACE_MS);
   deps.metrics.observeTimings(report.timings);
   if (signal.aborted) throw signal.reason;
-  if (await isSuperseded(deps.redis, review)) {
+  if (await isSuperseded(deps.redis, deps.keys, review)) {
     await reportResult(claimed, failure("REVIEW_CANCELLED", "superseded by a newer head"));
     deps.metrics.countJob("superseded");
     logger.info("review superseded before publishing");

@@ -9,6 +9,7 @@ describe("loadWorkerConfig", () => {
   it.each([
     ["an unknown REVIEWBOT_* name", { ...local, REVIEWBOT_CONCURENCY: "4" }, /^REVIEWBOT_CONCURENCY: /],
     ["no REDIS_URL", { REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv", ...api }, /^REDIS_URL: /],
+    ["a key prefix with a space", { ...local, REVIEWBOT_REDIS_PREFIX: "{rb} x" }, /^REVIEWBOT_REDIS_PREFIX: /],
     ["no api to claim jobs from", { REDIS_URL: "redis://r:6379", REVIEWBOT_SOURCE: "local", REVIEWBOT_LOCAL_REPOS_DIR: "/srv" }, /^REVIEWBOT_API_URL: /],
     ["local without a directory", { REDIS_URL: "redis://r:6379", REVIEWBOT_SOURCE: "local", ...api }, /^REVIEWBOT_LOCAL_REPOS_DIR: is required/],
     ["a credential without a name", { ...github, REVIEWBOT_WORKER_CREDENTIAL: "x".repeat(43) }, /^REVIEWBOT_WORKER_CREDENTIAL: must be <name>.<secret>/],

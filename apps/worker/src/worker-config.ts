@@ -4,6 +4,7 @@ import { REDIS_ENV_FIELDS, redisTargetOf } from "@reviewbot/queue/redis-target";
 import { WORKER_CREDENTIAL } from "@reviewbot/queue/worker-credential";
 import { LogLevel } from "@reviewbot/contracts/log-level";
 import { RuntimeConfig } from "@reviewbot/runtime/runtime-config";
+import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 
 const positiveInt = z.coerce.number().int().positive();
 
@@ -13,6 +14,7 @@ const positiveInt = z.coerce.number().int().positive();
  */
 const WorkerVariables = RuntimeConfig.extend({
   ...REDIS_ENV_FIELDS,
+  ...REDIS_KEYSPACE_ENV_FIELDS,
   REVIEWBOT_LOG_LEVEL: LogLevel.default("info"),
   REVIEWBOT_SOURCE: z.enum(["github", "local"]).default("github"),
   // Every worker claims its jobs from the api and reports to it, whatever the source.

@@ -20,7 +20,7 @@ export async function amendCheckRun(
   earlier: readonly CheckRunAnnotation[],
 ): Promise<void> {
   const run = await findOrCreateCheckRun(target);
-  const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
+  const key = checkRunStateKey(target.keys, target.repositoryId, target.reviewJobId);
   const sent = new Set(earlier.map((annotation) => JSON.stringify(annotation)));
   const added = rendered.annotations.filter((annotation) => !sent.has(JSON.stringify(annotation)));
   const batches = annotationBatches(added);

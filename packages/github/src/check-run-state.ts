@@ -1,4 +1,4 @@
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 
 /** What reviewbot remembers about the check run of one review job, shared by every api process. */
@@ -12,8 +12,8 @@ export interface CheckRunState {
 /** State lives a week: long enough for any retry, short enough not to pile up. */
 const STATE_TTL_SECONDS = 7 * 24 * 3600;
 
-export function checkRunStateKey(repositoryId: number, reviewJobId: string): string {
-  return `${KEY_PREFIX}:check-run:${repositoryId}:${reviewJobId}`;
+export function checkRunStateKey(keys: RedisKeyspace, repositoryId: number, reviewJobId: string): string {
+  return `${keys.ours}:check-run:${repositoryId}:${reviewJobId}`;
 }
 
 /** Reads the state hash; a missing hash is the empty state. */

@@ -1,6 +1,7 @@
 import type { Octokit } from "@octokit/core";
 import type { Logger } from "@reviewbot/core/logger";
 import type { Redis } from "ioredis";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { z } from "zod";
 import { isTrustedCollaborator } from "./collaborator-trust.js";
 import { dismissFindings, dismissedFingerprints } from "./dismissed-findings.js";
@@ -11,6 +12,7 @@ import type { ReviewMemory } from "./review-memory.js";
 export interface DismissalsOfPull {
   readonly octokit: Octokit;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly owner: string;
   readonly repo: string;
   readonly repositoryId: number;
@@ -73,7 +75,7 @@ export async function collectDismissals(
   trustedAssociations: readonly string[],
   logger: Logger,
 ): Promise<ReadonlySet<string>> {
-  const stored = await dismissedFingerprints(pull.redis, pull.repositoryId, pull.pullNumber);
+  const stored = await dismissedFingerprints(pull.redis, pull.keys, pull.repositoryId, pull.pullNumber);
   const fingerprintOf = new Map(Object.entries(memory.posted).map(([fingerprint, id]) => [id, fingerprint]));
   const open = [...fingerprintOf].filter(([, fingerprint]) => !stored.has(fingerprint));
   if (open.length === 0) return stored;
@@ -81,7 +83,7 @@ export async function collectDismissals(
   try {
     const fresh = await readDismissals(pull, (id) => undecided.has(id), trustedAssociations, logger);
     const fingerprints = fresh.flatMap((id) => fingerprintOf.get(id) ?? []);
-    await dismissFindings(pull.redis, pull.repositoryId, pull.pullNumber, fingerprints);
+    await dismissFindings(pull.redis, pull.keys, pull.repositoryId, pull.pullNumber, fingerprints);
     if (fingerprints.length > 0) logger.info({ dismissed: fingerprints.length }, "findings dismissed");
     return new Set([...stored, ...fingerprints]);
   } catch (error) {

@@ -20,7 +20,7 @@ export async function completeCheckRun(
 ): Promise<void> {
   const run = await findOrCreateCheckRun(target);
   if (run.status === "completed") return;
-  const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
+  const key = checkRunStateKey(target.keys, target.repositoryId, target.reviewJobId);
   const { data: current } = (await target.octokit.request("GET /repos/{owner}/{repo}/check-runs/{check_run_id}", {
     owner: target.owner,
     repo: target.repo,

@@ -1,6 +1,7 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { CommandTask } from "@reviewbot/contracts/github-task";
 import type { Redis } from "ioredis";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { appSlugOf } from "./app-identity.js";
 import type { GitHubApp } from "./create-github-app.js";
 import { postHelpOnce } from "./post-help-once.js";
@@ -19,7 +20,12 @@ export interface CommandActions {
 }
 
 /** The GitHub side of the commands (docs/github-app.md, "Commands"), each idempotent under a retried task. */
-export function createCommandActions(deps: { readonly app: GitHubApp; readonly appId: number; readonly redis: Redis }): CommandActions {
+export function createCommandActions(deps: {
+  readonly app: GitHubApp;
+  readonly appId: number;
+  readonly redis: Redis;
+  readonly keys: RedisKeyspace;
+}): CommandActions {
   const slugOf = appSlugOf(deps.app, deps.appId);
   const where = async (task: CommandTask) => {
     const [owner = "", repo = ""] = task.repository.split("/");
@@ -32,11 +38,16 @@ export function createCommandActions(deps: { readonly app: GitHubApp; readonly a
     },
     async help(task) {
       const place = await where(task);
-      return postHelpOnce(place.octokit, deps.redis, { ...place, repositoryId: task.repositoryId, pullNumber: task.pullNumber, slug: await slugOf() });
+      return postHelpOnce(place.octokit, deps.redis, deps.keys, {
+        ...place,
+        repositoryId: task.repositoryId,
+        pullNumber: task.pullNumber,
+        slug: await slugOf(),
+      });
     },
     async resolveThreads(task, logger) {
       const { octokit, owner, repo } = await where(task);
-      const ours = new Set((await readReviewMemory(deps.redis, task.repositoryId, task.pullNumber)).comments);
+      const ours = new Set((await readReviewMemory(deps.redis, deps.keys, task.repositoryId, task.pullNumber)).comments);
       return resolveOutdatedThreads(octokit, { owner, repo, pullNumber: task.pullNumber }, (id) => ours.has(id), logger, "open");
     },
   };

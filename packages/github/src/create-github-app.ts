@@ -5,6 +5,7 @@ import { throttling } from "@octokit/plugin-throttling";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { Redis } from "ioredis";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { createRedisTokenCache } from "./create-redis-token-cache.js";
 import { requestHooksPlugin } from "./request-hooks-plugin.js";
 
@@ -17,6 +18,7 @@ export interface GitHubAppOptions {
   /** GITHUB_API_URL: https://api.github.com, a GHES `/api/v3` URL, or a test stand-in. */
   readonly baseUrl: string;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
   /** Spacing of an installation's POST/PATCH/PUT/DELETE requests across processes; default 1000. */
@@ -47,6 +49,7 @@ const passThrough = { key: () => ({ schedule: (_options: unknown, task: (...args
 export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const cache = createRedisTokenCache({
     redis: options.redis,
+    keys: options.keys,
     scrubber: options.scrubber,
     secret: options.privateKey,
     ...(options.tokenCacheMarginMs === undefined ? {} : { marginMs: options.tokenCacheMarginMs }),
@@ -72,6 +75,7 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const ReviewbotOctokit = Octokit.plugin(
     requestHooksPlugin({
       redis: options.redis,
+      keys: options.keys,
       paceMs: options.paceMs ?? 1000,
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
       ...(options.onPaceWait ? { onPaceWait: options.onPaceWait } : {}),

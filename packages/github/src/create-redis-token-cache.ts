@@ -1,6 +1,6 @@
 import { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 
 /** The cache interface `@octokit/auth-app` accepts (its `cache` option). */
@@ -11,6 +11,7 @@ export interface TokenCache {
 
 export interface RedisTokenCacheOptions {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   /** Key material only the publisher holds (the App private key); never stored. */
   readonly secret: string;
@@ -31,7 +32,7 @@ export const DEFAULT_TOKEN_CACHE_MARGIN_MS = 5 * 60_000;
 export function createRedisTokenCache(options: RedisTokenCacheOptions): TokenCache {
   const box = new SealedBox(options.secret, "token-cache-v1");
   const margin = options.marginMs ?? DEFAULT_TOKEN_CACHE_MARGIN_MS;
-  const redisKey = (cacheKey: string): string => `${KEY_PREFIX}:token-cache:${cacheKey}`;
+  const redisKey = (cacheKey: string): string => `${options.keys.ours}:token-cache:${cacheKey}`;
   const register = (value: string): void => {
     options.scrubber.register(value.split("|")[0] ?? "");
   };

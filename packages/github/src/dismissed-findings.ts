@@ -1,4 +1,4 @@
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 
 /** The most dismissed fingerprints kept per PR; past it the oldest dismissals are forgotten. */
@@ -13,8 +13,8 @@ const FINGERPRINT = /^[0-9a-f]{32}$/;
  * so a push or a force-push keeps it. The worker's Redis user has no `reviewbot:dismissed:*`
  * (infra/redis/users.acl.template): a worker can neither read nor write it.
  */
-export function dismissedKey(repositoryId: number, pullNumber: number): string {
-  return `${KEY_PREFIX}:dismissed:${repositoryId}:${pullNumber}`;
+export function dismissedKey(keys: RedisKeyspace, repositoryId: number, pullNumber: number): string {
+  return `${keys.ours}:dismissed:${repositoryId}:${pullNumber}`;
 }
 
 /**
@@ -22,11 +22,17 @@ export function dismissedKey(repositoryId: number, pullNumber: number): string {
  * time), forgets the oldest past {@link MAX_DISMISSED} and renews the key's time to live, in one
  * transaction. Anything but a fingerprint is refused: only the api's own fingerprints go in.
  */
-export async function dismissFindings(redis: Redis, repositoryId: number, pullNumber: number, fingerprints: readonly string[]): Promise<void> {
+export async function dismissFindings(
+  redis: Redis,
+  keys: RedisKeyspace,
+  repositoryId: number,
+  pullNumber: number,
+  fingerprints: readonly string[],
+): Promise<void> {
   if (fingerprints.length === 0) return;
   const bad = fingerprints.find((fingerprint) => !FINGERPRINT.test(fingerprint));
   if (bad !== undefined) throw new TypeError(`not a finding fingerprint: ${JSON.stringify(bad.slice(0, 80))}`);
-  const key = dismissedKey(repositoryId, pullNumber);
+  const key = dismissedKey(keys, repositoryId, pullNumber);
   const now = Date.now();
   await redis
     .multi()
@@ -37,7 +43,7 @@ export async function dismissFindings(redis: Redis, repositoryId: number, pullNu
 }
 
 /** The PR's dismissed fingerprints (empty when none); a member that is not a fingerprint is skipped. */
-export async function dismissedFingerprints(redis: Redis, repositoryId: number, pullNumber: number): Promise<ReadonlySet<string>> {
-  const members = await redis.zrange(dismissedKey(repositoryId, pullNumber), 0, -1);
+export async function dismissedFingerprints(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReadonlySet<string>> {
+  const members = await redis.zrange(dismissedKey(keys, repositoryId, pullNumber), 0, -1);
   return new Set(members.filter((member) => FINGERPRINT.test(member)));
 }

@@ -1,5 +1,5 @@
 import type { Octokit } from "@octokit/core";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 import { checkRunStateKey, readCheckRunState, writeCheckRunState, type CheckRunState } from "./check-run-state.js";
 import { withRedisLock } from "./with-redis-lock.js";
@@ -9,6 +9,7 @@ export const CHECK_RUN_NAME = "reviewbot";
 export interface CheckRunTarget {
   readonly octokit: Octokit;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly appId: number;
   readonly repositoryId: number;
   readonly owner: string;
@@ -35,10 +36,10 @@ interface ListedCheckRun {
  * creating. Creation happens under a Redis lock, so two processes never create two runs for a job.
  */
 export async function findOrCreateCheckRun(target: CheckRunTarget): Promise<CheckRunState & { id: number }> {
-  const key = checkRunStateKey(target.repositoryId, target.reviewJobId);
+  const key = checkRunStateKey(target.keys, target.repositoryId, target.reviewJobId);
   const known = await readCheckRunState(target.redis, key);
   if (known.id !== null) return { ...known, id: known.id };
-  const lockKey = `${KEY_PREFIX}:lock:check-run:${target.repositoryId}:${target.reviewJobId}`;
+  const lockKey = `${target.keys.ours}:lock:check-run:${target.repositoryId}:${target.reviewJobId}`;
   return withRedisLock(target.redis, lockKey, { ttlMs: 30_000, waitMs: 45_000 }, async () => {
     const again = await readCheckRunState(target.redis, key);
     if (again.id !== null) return { ...again, id: again.id };

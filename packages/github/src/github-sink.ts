@@ -6,6 +6,7 @@ import type { Severity } from "@reviewbot/contracts/severity";
 import { TRUSTED_ASSOCIATIONS } from "@reviewbot/contracts/trusted-associations";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { Redis } from "ioredis";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { amendCheckRun } from "./amend-check-run.js";
 import { appIdentityOf } from "./app-identity.js";
 import { collectDismissals } from "./collect-dismissals.js";
@@ -25,6 +26,7 @@ export interface GitHubSinkDeps {
   readonly app: GitHubApp;
   readonly appId: number;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly logger: Logger;
   readonly scrubber: SecretScrubber;
   /** REVIEWBOT_REVIEW_COMMENTS=on: also post helper findings on changed lines in the PR review (AI comments always go there). */
@@ -55,14 +57,24 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
   const target = async (review: ReviewJob, reviewJobId: string): Promise<CheckRunTarget> => {
     const [owner = "", repo = ""] = review.repository.split("/");
     const octokit = await deps.app.getInstallationOctokit(review.installationId);
-    return { octokit, redis: deps.redis, appId: deps.appId, repositoryId: review.repositoryId, owner, repo, headSha: review.headSha, reviewJobId };
+    return {
+      octokit,
+      redis: deps.redis,
+      keys: deps.keys,
+      appId: deps.appId,
+      repositoryId: review.repositoryId,
+      owner,
+      repo,
+      headSha: review.headSha,
+      reviewJobId,
+    };
   };
   const summaryDeps = (logger: Logger) => ({ logger, scrubber: deps.scrubber, extras: deps.summaryExtras ?? NO_SUMMARY_EXTRAS });
   const log = (review: ReviewJob, reviewJobId: string): Logger =>
     deps.logger.child({ jobId: reviewJobId, repo: review.repository, pr: review.pullNumber, headSha: review.headSha });
   // The report less what trusted people dismissed on the PR: neither a comment nor an annotation shows it again.
   const undismissed = async (where: CheckRunTarget, review: ReviewJob, logger: Logger, report: PublishedReport): Promise<PublishedReport> => {
-    const memory = await readReviewMemory(deps.redis, review.repositoryId, review.pullNumber);
+    const memory = await readReviewMemory(deps.redis, deps.keys, review.repositoryId, review.pullNumber);
     const pull = { ...where, pullNumber: review.pullNumber };
     return withoutDismissed(report, await collectDismissals(pull, memory, deps.trustedAssociations ?? TRUSTED_ASSOCIATIONS, logger));
   };
@@ -90,7 +102,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // Under the PR's memory lock: two heads' publications neither interleave their memory nor
       // sweep the threads at once (each thread is resolved once).
-      const memory = await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, async (memory) => {
+      const memory = await updateReviewMemory(deps.redis, deps.keys, task.review.repositoryId, task.review.pullNumber, async (memory) => {
         const next = await publishReview(
           pull,
           { logger, scrubber: deps.scrubber },
@@ -121,7 +133,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const id = await postAnswerOnce(pull, { logger, scrubber: deps.scrubber }, reply, task.answer);
       // Ours from now on: the next answer in this thread shows the model which comments it wrote.
       if (id !== null)
-        await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) => ({
+        await updateReviewMemory(deps.redis, deps.keys, task.review.repositoryId, task.review.pullNumber, (memory) => ({
           ...memory,
           comments: [...new Set([...memory.comments, id])],
         }));
@@ -138,7 +150,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       await amendCheckRun(where, { logger, scrubber: deps.scrubber }, renderCheckRun({ kind: "completed", report }, options), earlier.annotations);
       const pull = { ...where, pullNumber: task.review.pullNumber, identity: await identityOf(where.octokit) };
       // The helpers' comments, if any, went out with the review: this review carries the model's alone.
-      const memory = await updateReviewMemory(deps.redis, task.review.repositoryId, task.review.pullNumber, (memory) =>
+      const memory = await updateReviewMemory(deps.redis, deps.keys, task.review.repositoryId, task.review.pullNumber, (memory) =>
         publishReview(
           pull,
           { logger, scrubber: deps.scrubber },
@@ -157,6 +169,7 @@ export function createGitHubSink(deps: GitHubSinkDeps): ReviewSink {
       const pull = {
         octokit,
         redis: deps.redis,
+        keys: deps.keys,
         repositoryId: task.repositoryId,
         owner,
         repo,

@@ -1,6 +1,5 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
 import { isOurAuthor, type ListedAuthor } from "./app-identity.js";
 import type { ReviewTarget } from "./post-review-once.js";
 import { sanitiseMarkdown } from "./sanitise-markdown.js";
@@ -35,12 +34,12 @@ export async function postAnswerOnce(
   reply: { readonly commentId: number; readonly threadId: number },
   answer: string,
 ): Promise<number | null> {
-  const { redis, repositoryId } = target;
-  const keys = {
-    postedKey: `${KEY_PREFIX}:answer:${repositoryId}:${reply.commentId}`,
-    lockKey: `${KEY_PREFIX}:lock:answer:${repositoryId}:${reply.commentId}`,
+  const { redis, keys, repositoryId } = target;
+  const marks = {
+    postedKey: `${keys.ours}:answer:${repositoryId}:${reply.commentId}`,
+    lockKey: `${keys.ours}:lock:answer:${repositoryId}:${reply.commentId}`,
   };
-  return postOnce(redis, keys, async () => {
+  return postOnce(redis, marks, async () => {
     const marker = answerMarker(reply.commentId);
     const posted = await findPosted(target, reply.threadId, marker);
     if (posted !== null) return posted;

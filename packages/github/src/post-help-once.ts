@@ -1,7 +1,7 @@
 import type { Octokit } from "@octokit/core";
 import type { Redis } from "ioredis";
 import { PR_COMMANDS } from "@reviewbot/contracts/pr-command";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { postOnce } from "./post-once.js";
 import type { CommentPlace } from "./react-to-comment.js";
 
@@ -29,15 +29,16 @@ export function renderCommandHelp(slug: string): string {
 export async function postHelpOnce(
   octokit: Octokit,
   redis: Redis,
+  keys: RedisKeyspace,
   target: CommentPlace & { readonly repositoryId: number; readonly pullNumber: number; readonly slug: string },
 ): Promise<number | null> {
   const { owner, repo, comment, repositoryId, pullNumber } = target;
-  const keys = {
-    postedKey: `${KEY_PREFIX}:help:${String(repositoryId)}:${String(comment.id)}`,
-    lockKey: `${KEY_PREFIX}:lock:help:${String(repositoryId)}:${String(comment.id)}`,
+  const marks = {
+    postedKey: `${keys.ours}:help:${String(repositoryId)}:${String(comment.id)}`,
+    lockKey: `${keys.ours}:lock:help:${String(repositoryId)}:${String(comment.id)}`,
   };
   const body = renderCommandHelp(target.slug);
-  return postOnce(redis, keys, async () => {
+  return postOnce(redis, marks, async () => {
     try {
       const { data } =
         comment.on === "issue"

@@ -1,7 +1,7 @@
 import type { Octokit } from "@octokit/core";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 import { isOurAuthor, type AppIdentity, type ListedAuthor } from "./app-identity.js";
 import { reviewMarker, type RenderedReview, type ReviewPart } from "./render-review-comments.js";
@@ -10,6 +10,7 @@ import { postOnce } from "./post-once.js";
 export interface ReviewTarget {
   readonly octokit: Octokit;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly repositoryId: number;
   readonly owner: string;
   readonly repo: string;
@@ -41,10 +42,10 @@ export async function postReviewOnce(
   review: RenderedReview,
   part: ReviewPart = "review",
 ): Promise<number | null> {
-  const { redis, repositoryId, pullNumber, headSha } = target;
+  const { redis, keys, repositoryId, pullNumber, headSha } = target;
   const which = `${String(repositoryId)}:${String(pullNumber)}:${headSha}${part === "review" ? "" : `:${part}`}`;
-  const keys = { postedKey: `${KEY_PREFIX}:review:${which}`, lockKey: `${KEY_PREFIX}:lock:review:${which}` };
-  return postOnce(redis, keys, async () => {
+  const marks = { postedKey: `${keys.ours}:review:${which}`, lockKey: `${keys.ours}:lock:review:${which}` };
+  return postOnce(redis, marks, async () => {
     const marker = reviewMarker(headSha, part);
     for (let page = 1; page <= 10; page++) {
       const { data } = (await target.octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", {

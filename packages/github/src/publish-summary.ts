@@ -37,15 +37,15 @@ export interface ReviewedForSummary {
  * 422) is logged, not retried. Returns the comment's id, or null when there was none to publish.
  */
 export async function publishSummary(target: PullTarget, deps: SummaryDeps, reviewed: ReviewedForSummary | null): Promise<number | null> {
-  const { redis, repositoryId, pullNumber } = target;
-  return withRedisLock(redis, summaryKey(repositoryId, pullNumber, "lock"), { ttlMs: 60_000, waitMs: 90_000 }, async () => {
-    const stored = await readSummaryState(redis, repositoryId, pullNumber);
+  const { redis, keys, repositoryId, pullNumber } = target;
+  return withRedisLock(redis, summaryKey(keys, repositoryId, pullNumber, "lock"), { ttlMs: 60_000, waitMs: 90_000 }, async () => {
+    const stored = await readSummaryState(redis, keys, repositoryId, pullNumber);
     const state = reviewed === null ? stored : nextState(stored, reviewed);
     if (state === null) {
       deps.logger.info("no review to summarise yet: summary not published");
       return null;
     }
-    if (reviewed !== null) await writeSummaryState(redis, repositoryId, pullNumber, state);
+    if (reviewed !== null) await writeSummaryState(redis, keys, repositoryId, pullNumber, state);
     const markdown = renderPrSummary({ ...state, ...(await deps.extras(repositoryId, pullNumber)) });
     try {
       const id = await upsertSummaryComment(target, deps, markdown);

@@ -1,10 +1,12 @@
 import type { Octokit } from "@octokit/core";
 import type { OctokitOptions } from "@octokit/core/types";
 import type { Redis } from "ioredis";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { takePaceSlot } from "./take-pace-slot.js";
 
 export interface RequestHooks {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   /** Minimum spacing of content-creating requests per installation, across processes. */
   readonly paceMs: number;
   /** Called once per HTTP attempt (retries included) with the route template and status (0: no response). */
@@ -28,7 +30,7 @@ export function requestHooksPlugin(hooks: RequestHooks): (octokit: Octokit, opti
     const installationId = typeof auth?.installationId === "number" ? auth.installationId : null;
     octokit.hook.before("request", async (request) => {
       if (installationId === null || !CONTENT_METHODS.has(request.method) || AUTH_ROUTE.test(request.url)) return;
-      const waited = await takePaceSlot(hooks.redis, installationId, hooks.paceMs);
+      const waited = await takePaceSlot(hooks.redis, hooks.keys, installationId, hooks.paceMs);
       hooks.onPaceWait?.(waited);
     });
     octokit.hook.after("request", (response, request) => {

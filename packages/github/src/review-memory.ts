@@ -1,7 +1,7 @@
 import { CommitSha } from "@reviewbot/contracts/commit-sha";
 import { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { WitnessChain } from "@reviewbot/contracts/model-witness";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import { withRedisLock } from "./with-redis-lock.js";
@@ -41,21 +41,21 @@ export type ReviewMemory = z.infer<typeof ReviewMemory>;
 const EMPTY: ReviewMemory = { reviewedHead: null, witness: [], ai: [], posted: {}, comments: [] };
 const TTL_SECONDS = 90 * 24 * 3600;
 
-export function reviewMemoryKey(repositoryId: number, pullNumber: number): string {
-  return `${KEY_PREFIX}:memory:${repositoryId}:${pullNumber}`;
+export function reviewMemoryKey(keys: RedisKeyspace, repositoryId: number, pullNumber: number): string {
+  return `${keys.ours}:memory:${repositoryId}:${pullNumber}`;
 }
 
 /** The PR's memory; empty when there is none, and when what is stored does not read as one (it is then rebuilt). */
-export async function readReviewMemory(redis: Redis, repositoryId: number, pullNumber: number): Promise<ReviewMemory> {
-  const stored = await redis.get(reviewMemoryKey(repositoryId, pullNumber));
+export async function readReviewMemory(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReviewMemory> {
+  const stored = await redis.get(reviewMemoryKey(keys, repositoryId, pullNumber));
   if (stored === null) return EMPTY;
   const parsed = ReviewMemory.safeParse(safeJson(stored));
   return parsed.success ? parsed.data : EMPTY;
 }
 
-export async function writeReviewMemory(redis: Redis, repositoryId: number, pullNumber: number, memory: ReviewMemory): Promise<void> {
+export async function writeReviewMemory(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number, memory: ReviewMemory): Promise<void> {
   const comments = memory.comments.slice(-MAX_REMEMBERED_COMMENTS);
-  await redis.set(reviewMemoryKey(repositoryId, pullNumber), JSON.stringify(ReviewMemory.parse({ ...memory, comments })), "EX", TTL_SECONDS);
+  await redis.set(reviewMemoryKey(keys, repositoryId, pullNumber), JSON.stringify(ReviewMemory.parse({ ...memory, comments })), "EX", TTL_SECONDS);
 }
 
 /**
@@ -64,13 +64,14 @@ export async function writeReviewMemory(redis: Redis, repositoryId: number, pull
  */
 export async function updateReviewMemory(
   redis: Redis,
+  keys: RedisKeyspace,
   repositoryId: number,
   pullNumber: number,
   update: (memory: ReviewMemory) => Promise<ReviewMemory> | ReviewMemory,
 ): Promise<ReviewMemory> {
-  return withRedisLock(redis, `${KEY_PREFIX}:lock:memory:${repositoryId}:${pullNumber}`, { ttlMs: 60_000, waitMs: 90_000 }, async () => {
-    const next = await update(await readReviewMemory(redis, repositoryId, pullNumber));
-    await writeReviewMemory(redis, repositoryId, pullNumber, next);
+  return withRedisLock(redis, `${keys.ours}:lock:memory:${repositoryId}:${pullNumber}`, { ttlMs: 60_000, waitMs: 90_000 }, async () => {
+    const next = await update(await readReviewMemory(redis, keys, repositoryId, pullNumber));
+    await writeReviewMemory(redis, keys, repositoryId, pullNumber, next);
     return next;
   });
 }

@@ -1,6 +1,6 @@
 import { CommitSha } from "@reviewbot/contracts/commit-sha";
 import { PublishedReport } from "@reviewbot/contracts/published-report";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 
@@ -21,13 +21,13 @@ export type SummaryState = z.infer<typeof SummaryState>;
 
 const TTL_SECONDS = 90 * 24 * 3600;
 
-export function summaryKey(repositoryId: number, pullNumber: number, what: "state" | "comment" | "lock"): string {
-  return what === "lock" ? `${KEY_PREFIX}:lock:summary:${repositoryId}:${pullNumber}` : `${KEY_PREFIX}:summary:${what}:${repositoryId}:${pullNumber}`;
+export function summaryKey(keys: RedisKeyspace, repositoryId: number, pullNumber: number, what: "state" | "comment" | "lock"): string {
+  return what === "lock" ? `${keys.ours}:lock:summary:${repositoryId}:${pullNumber}` : `${keys.ours}:summary:${what}:${repositoryId}:${pullNumber}`;
 }
 
 /** The PR's summary state; null when there is none or what is stored does not read as one. */
-export async function readSummaryState(redis: Redis, repositoryId: number, pullNumber: number): Promise<SummaryState | null> {
-  const stored = await redis.get(summaryKey(repositoryId, pullNumber, "state"));
+export async function readSummaryState(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<SummaryState | null> {
+  const stored = await redis.get(summaryKey(keys, repositoryId, pullNumber, "state"));
   if (stored === null) return null;
   try {
     const parsed = SummaryState.safeParse(JSON.parse(stored));
@@ -37,6 +37,6 @@ export async function readSummaryState(redis: Redis, repositoryId: number, pullN
   }
 }
 
-export async function writeSummaryState(redis: Redis, repositoryId: number, pullNumber: number, state: SummaryState): Promise<void> {
-  await redis.set(summaryKey(repositoryId, pullNumber, "state"), JSON.stringify(SummaryState.parse(state)), "EX", TTL_SECONDS);
+export async function writeSummaryState(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number, state: SummaryState): Promise<void> {
+  await redis.set(summaryKey(keys, repositoryId, pullNumber, "state"), JSON.stringify(SummaryState.parse(state)), "EX", TTL_SECONDS);
 }

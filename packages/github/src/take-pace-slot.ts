@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 
 /**
@@ -9,9 +9,9 @@ import type { Redis } from "ioredis";
  * slot is a key set with `NX` that expires after `paceMs`; a caller that loses waits for the key's
  * remaining lifetime and tries again. Returns how long it waited.
  */
-export async function takePaceSlot(redis: Redis, installationId: number, paceMs: number): Promise<number> {
+export async function takePaceSlot(redis: Redis, keys: RedisKeyspace, installationId: number, paceMs: number): Promise<number> {
   if (paceMs <= 0) return 0;
-  const key = `${KEY_PREFIX}:pace:${installationId}`;
+  const key = `${keys.ours}:pace:${installationId}`;
   const started = Date.now();
   for (;;) {
     if ((await redis.set(key, "1", "PX", paceMs, "NX")) === "OK") return Date.now() - started;

@@ -33,7 +33,7 @@ export async function upsertSummaryComment(
   markdown: string,
 ): Promise<number> {
   const { octokit, owner, repo, redis } = target;
-  const key = summaryKey(target.repositoryId, target.pullNumber, "comment");
+  const key = summaryKey(target.keys, target.repositoryId, target.pullNumber, "comment");
   const body = `${SUMMARY_MARKER}\n${deps.scrubber.scrub(markdown)}`;
   const edit = async (id: number): Promise<boolean> => {
     try {

@@ -4,6 +4,7 @@ import { MAX_AI_ATTEMPTS, ReviewJob } from "@reviewbot/contracts/review-job";
 import { joinShare } from "./fair-share.js";
 import { openLiveJob } from "./live-job-record.js";
 import type { QueueSeal } from "./queue-seal.js";
+import type { RedisKeyspace } from "./redis-keyspace.js";
 import { recordLatestHead } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
 
@@ -14,14 +15,22 @@ import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
  * review job; a PR whose head moved on meanwhile gets no retry (null). Sealed and recorded as
  * live like every job the api writes ({@link openLiveJob}); its id is deterministic, so scheduling the same attempt twice is one job.
  */
-export async function enqueueAiRetry(queue: Queue, redis: Redis, seal: QueueSeal, review: ReviewJob, attempt: number, delayMs: number): Promise<string | null> {
+export async function enqueueAiRetry(
+  queue: Queue,
+  redis: Redis,
+  keys: RedisKeyspace,
+  seal: QueueSeal,
+  review: ReviewJob,
+  attempt: number,
+  delayMs: number,
+): Promise<string | null> {
   if (attempt < 1 || attempt > MAX_AI_ATTEMPTS) throw new RangeError(`AI retry attempt ${attempt} is outside 1..${MAX_AI_ATTEMPTS}`);
   const job = ReviewJob.parse({ ...review, mode: "ai-only", aiAttempt: attempt });
   const jobId = reviewJobId(job);
-  const head = await recordLatestHead(redis, job, jobId);
+  const head = await recordLatestHead(redis, keys, job, jobId);
   if (head.kind === "stale") return null;
-  await openLiveJob(redis, jobId, job);
+  await openLiveJob(redis, keys, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, delay: delayMs });
-  await joinShare(redis, job.installationId, jobId);
+  await joinShare(redis, keys, job.installationId, jobId);
   return jobId;
 }

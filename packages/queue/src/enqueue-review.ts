@@ -5,6 +5,7 @@ import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { endLiveJobs, openLiveJob } from "./live-job-record.js";
 import { PullRequestLease } from "./pull-request-lease.js";
 import type { QueueSeal } from "./queue-seal.js";
+import type { RedisKeyspace } from "./redis-keyspace.js";
 import { openReviewJob, readQueuedJobData } from "./queued-review-job.js";
 import { recordLatestHead, type HeadRecord } from "./pull-request-state.js";
 import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
@@ -33,26 +34,26 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
  * The job is sealed, and recorded as live: the api acts on no queued job it did not write
  * ({@link QueueSeal}), nor on one it removed or saw end ({@link openLiveJob}).
  */
-export async function enqueueReview(queue: Queue, redis: Redis, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
+export async function enqueueReview(queue: Queue, redis: Redis, keys: RedisKeyspace, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
-  const head = await recordLatestHead(redis, job, jobId);
+  const head = await recordLatestHead(redis, keys, job, jobId);
   // A delayed or replayed event must not roll the PR back: an older head is neither enqueued nor supersedes.
   if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
   const previousJobId = head.previous;
-  const priority = await sharePriority(redis, job.installationId);
+  const priority = await sharePriority(redis, keys, job.installationId);
   // Before the add: a worker may claim the job the moment it is in the queue.
-  await openLiveJob(redis, jobId, job);
+  await openLiveJob(redis, keys, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, priority });
-  await joinShare(redis, job.installationId, jobId);
-  const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, previousJobId, job);
-  const cancelled = await cancelOlderRun(queue, redis, seal, job, jobId);
+  await joinShare(redis, keys, job.installationId, jobId);
+  const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, keys, previousJobId, job);
+  const cancelled = await cancelOlderRun(queue, redis, keys, seal, job, jobId);
   return { jobId, priority, removed, cancelled, stale: null };
 }
 
 // The PR's earlier jobs are looked at without BullMQ's job parser: a worker's Redis user can write
 // their hashes (readQueuedJobData), and what is decided here needs only their state and head.
-async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string, job: ReviewJob): Promise<string | null> {
+async function removeIfWaiting(queue: Queue, redis: Redis, keys: RedisKeyspace, jobId: string, job: ReviewJob): Promise<string | null> {
   if (!WAITING_STATES.has(await queue.getJobState(jobId))) return null;
   // A worker may lock it between getJobState and remove; it then sees the newer head and stops.
   const removed = await queue.remove(jobId).then(
@@ -60,20 +61,20 @@ async function removeIfWaiting(queue: Queue, redis: Redis, jobId: string, job: R
     () => false,
   );
   if (!removed) return null;
-  await endLiveJobs(redis, [jobId]);
+  await endLiveJobs(redis, keys, [jobId]);
   // The same PR, so the same repository and installation as the job that supersedes it.
-  await releaseShare(redis, job.installationId, jobId);
+  await releaseShare(redis, keys, job.installationId, jobId);
   return jobId;
 }
 
 /** Cancels the run holding the PR's lease unless it is the api's own job for this very head. */
-async function cancelOlderRun(queue: Queue, redis: Redis, seal: QueueSeal, job: ReviewJob, jobId: string): Promise<string | null> {
-  const holder = await PullRequestLease.holder(redis, job);
+async function cancelOlderRun(queue: Queue, redis: Redis, keys: RedisKeyspace, seal: QueueSeal, job: ReviewJob, jobId: string): Promise<string | null> {
+  const holder = await PullRequestLease.holder(redis, keys, job);
   if (holder === null || holder === jobId) return null;
   const running = await readQueuedJobData(redis, queue, holder);
   if (running.kind === "none") return null;
   if (running.kind === "ok" && sameHead(seal, holder, running.data, job.headSha)) return null;
-  await requestCancel(redis, holder);
+  await requestCancel(redis, keys, holder);
   return holder;
 }
 

@@ -1,13 +1,13 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { endLiveJobs } from "./live-job-record.js";
-import { KEY_PREFIX } from "./queue-names.js";
+import type { RedisKeyspace } from "./redis-keyspace.js";
 
 /** BullMQ's highest priority value (2^21 - 1); lower runs first. */
 const MAX_PRIORITY = 2_097_151;
 
-function shareKey(installationId: number): string {
-  return `${KEY_PREFIX}:installation:${installationId}:jobs`;
+function shareKey(keys: RedisKeyspace, installationId: number): string {
+  return `${keys.ours}:installation:${installationId}:jobs`;
 }
 
 /**
@@ -16,21 +16,21 @@ function shareKey(installationId: number): string {
  * waiting job of every installation runs before the second of any, so one installation opening
  * hundreds of PRs queues behind its own backlog, not in front of everyone else's.
  */
-export async function sharePriority(redis: Redis, installationId: number): Promise<number> {
-  return Math.min((await redis.scard(shareKey(installationId))) + 1, MAX_PRIORITY);
+export async function sharePriority(redis: Redis, keys: RedisKeyspace, installationId: number): Promise<number> {
+  return Math.min((await redis.scard(shareKey(keys, installationId))) + 1, MAX_PRIORITY);
 }
 
 /**
  * Counts the job as outstanding once it is in the queue (after the add, so a crash in between
  * leaves nothing counted that will never be released). Idempotent.
  */
-export async function joinShare(redis: Redis, installationId: number, jobId: string): Promise<void> {
-  await redis.sadd(shareKey(installationId), jobId);
+export async function joinShare(redis: Redis, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
+  await redis.sadd(shareKey(keys, installationId), jobId);
 }
 
 /** The job left the queue (finished, failed for good, or superseded): it no longer counts. */
-export async function releaseShare(redis: Redis, installationId: number, jobId: string): Promise<void> {
-  await redis.srem(shareKey(installationId), jobId);
+export async function releaseShare(redis: Redis, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
+  await redis.srem(shareKey(keys, installationId), jobId);
 }
 
 /** Where a sweep of the fair-share sets stopped: the keyspace cursor, keys found and not yet read, and the set cursor of the first. */
@@ -45,8 +45,6 @@ export function newShareSweepCursor(): ShareSweepCursor {
   return { keys: "0", pending: [], members: "0" };
 }
 
-const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
-
 /**
  * Releases the fair-share entries of jobs that ended without anyone releasing them: a
  * job that failed by stalling, whose worker died for good, that failed before it could report, or
@@ -56,7 +54,13 @@ const SHARE_PATTERN = `${KEY_PREFIX}:installation:*:jobs`;
  * a few SCAN pages per call, going on from `cursor` (which it advances) so that successive calls
  * cover every set; `redis` must be allowed to SCAN and to read the queue's keys (the api's user).
  */
-export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweepCursor, budget: number): Promise<{ checked: number; released: number }> {
+export async function sweepShares(
+  redis: Redis,
+  keys: RedisKeyspace,
+  queue: Queue,
+  cursor: ShareSweepCursor,
+  budget: number,
+): Promise<{ checked: number; released: number }> {
   let checked = 0;
   let released = 0;
   let scans = 0;
@@ -65,10 +69,10 @@ export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweep
     if (key === undefined) {
       // One pass over the keyspace per call at most, a few pages of it.
       if (scans >= 4 || (scans > 0 && cursor.keys === "0")) break;
-      const [next, keys] = await redis.scan(cursor.keys, "MATCH", SHARE_PATTERN, "COUNT", 1000);
+      const [next, found] = await redis.scan(cursor.keys, "MATCH", `${keys.ours}:installation:*:jobs`, "COUNT", 1000);
       scans += 1;
       cursor.keys = next;
-      cursor.pending.push(...keys);
+      cursor.pending.push(...found);
       cursor.members = "0";
       continue;
     }
@@ -76,7 +80,7 @@ export async function sweepShares(redis: Redis, queue: Queue, cursor: ShareSweep
     const ended = await endedJobs(redis, queue, members);
     if (ended.length > 0) {
       // A job gone, completed or failed is live no more: a copy a worker puts back is not acted on.
-      await endLiveJobs(redis, ended);
+      await endLiveJobs(redis, keys, ended);
       await redis.srem(key, ...ended);
     }
     checked += members.length;

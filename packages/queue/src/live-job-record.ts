@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
-import { KEY_PREFIX } from "./queue-names.js";
+import type { RedisKeyspace } from "./redis-keyspace.js";
 import { REVIEW_JOB_MAX_AGE_MS } from "./review-queue.js";
 
 /**
@@ -13,17 +13,17 @@ import { REVIEW_JOB_MAX_AGE_MS } from "./review-queue.js";
  * It says why the job exists (`trigger`): a `/review` command or a re-run is the api's own decision
  * to review a head again, recorded as such.
  */
-export async function openLiveJob(redis: Redis, jobId: string, job: Pick<ReviewJob, "trigger">): Promise<void> {
-  const key = liveJobKey(jobId);
+export async function openLiveJob(redis: Redis, keys: RedisKeyspace, jobId: string, job: Pick<ReviewJob, "trigger">): Promise<void> {
+  const key = liveJobKey(keys, jobId);
   await redis.multi().hset(key, "trigger", job.trigger).pexpire(key, REVIEW_JOB_MAX_AGE_MS).exec();
 }
 
 /** Ends the record of each job: nothing the api acts for any more. Idempotent. */
-export async function endLiveJobs(redis: Redis, jobIds: readonly string[]): Promise<void> {
-  if (jobIds.length > 0) await redis.del(...jobIds.map(liveJobKey));
+export async function endLiveJobs(redis: Redis, keys: RedisKeyspace, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length > 0) await redis.del(...jobIds.map((jobId) => liveJobKey(keys, jobId)));
 }
 
 /** `reviewbot:broker:job:<jobId>`: api-only (infra/redis/users.acl.template), present while the job is live. */
-export function liveJobKey(jobId: string): string {
-  return `${KEY_PREFIX}:broker:job:${jobId}`;
+export function liveJobKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:broker:job:${jobId}`;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { KEY_PREFIX } from "./queue-names.js";
+import type { RedisKeyspace } from "./redis-keyspace.js";
 import { pullRequestKey, type ReviewJob } from "@reviewbot/contracts/review-job";
 
 // Renew and release only while we still hold the lease: a lease that expired (a frozen worker)
@@ -14,8 +14,8 @@ const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return red
  */
 export class PullRequestLease {
   /** The job id currently reviewing the PR on some host, or null. */
-  static async holder(redis: Redis, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): Promise<string | null> {
-    return redis.get(leaseKey(pr));
+  static async holder(redis: Redis, keys: RedisKeyspace, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): Promise<string | null> {
+    return redis.get(leaseKey(keys, pr));
   }
 
   readonly #redis: Redis;
@@ -24,9 +24,9 @@ export class PullRequestLease {
   readonly #ttlMs: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, job: Pick<ReviewJob, "repositoryId" | "pullNumber">, holder: string, ttlMs: number) {
+  constructor(redis: Redis, keys: RedisKeyspace, job: Pick<ReviewJob, "repositoryId" | "pullNumber">, holder: string, ttlMs: number) {
     this.#redis = redis;
-    this.#key = leaseKey(job);
+    this.#key = leaseKey(keys, job);
     this.#holder = holder;
     this.#ttlMs = ttlMs;
   }
@@ -54,6 +54,6 @@ export class PullRequestLease {
   }
 }
 
-function leaseKey(pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): string {
-  return `${KEY_PREFIX}:lease:${pullRequestKey(pr)}`;
+function leaseKey(keys: RedisKeyspace, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): string {
+  return `${keys.ours}:lease:${pullRequestKey(pr)}`;
 }

@@ -6,6 +6,3 @@ export const REVIEW_QUEUE = "reviews";
  * It carries "review started", "review finished" and "resolve this PR" tasks.
  */
 export const GITHUB_QUEUE = "github";
-
-/** Every Redis key of ours starts with this prefix, beside BullMQ's own `bull:` keys. */
-export const KEY_PREFIX = "reviewbot";

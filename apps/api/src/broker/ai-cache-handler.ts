@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { AppError } from "@reviewbot/core/errors";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { AiCacheRequest, MAX_AI_CACHE_BYTES, type AiCacheResponse } from "@reviewbot/contracts/worker-protocol";
 import { workerRoute, type WorkerRouteDeps } from "./worker-route.js";
 
@@ -23,10 +23,10 @@ const ROUTE = { name: "ai-cache", schema: AiCacheRequest, maxBytes: MAX_AI_CACHE
  */
 export function aiCacheHandler(deps: WorkerRouteDeps): RequestHandler {
   return workerRoute(deps, ROUTE, async ({ body, response }) => {
-    const key = cacheKey(body.jobId, body.key);
+    const key = cacheKey(deps.keys, body.jobId, body.key);
     let answer: AiCacheResponse;
     if (body.op === "put") {
-      const count = countKey(body.jobId);
+      const count = countKey(deps.keys, body.jobId);
       const [[, stored] = []] = (await deps.redis.multi().incr(count).expire(count, TTL_SECONDS).exec()) ?? [];
       if (Number(stored) > MAX_ENTRIES_PER_JOB) throw new AppError("POLICY_DENIED", `the AI cache keeps at most ${MAX_ENTRIES_PER_JOB} results per job`);
       await deps.redis.set(key, JSON.stringify(body.result), "EX", TTL_SECONDS, "NX");
@@ -40,10 +40,10 @@ export function aiCacheHandler(deps: WorkerRouteDeps): RequestHandler {
 }
 
 // The job id is the api's (authorised against the sealed job and its lock before this runs).
-function cacheKey(jobId: string, key: string): string {
-  return `${KEY_PREFIX}:ai:${jobId}:${key}`;
+function cacheKey(keys: RedisKeyspace, jobId: string, key: string): string {
+  return `${keys.ours}:ai:${jobId}:${key}`;
 }
 
-function countKey(jobId: string): string {
-  return `${KEY_PREFIX}:ai-count:${jobId}`;
+function countKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:ai-count:${jobId}`;
 }

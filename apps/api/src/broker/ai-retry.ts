@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import { enqueueAiRetry } from "@reviewbot/queue/enqueue-ai-retry";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { reviewJobId } from "@reviewbot/queue/review-queue";
 import { PublishedReport } from "@reviewbot/contracts/published-report";
@@ -22,6 +22,7 @@ export interface AiRetrySettings {
 
 export interface AiRetryDeps {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly github: Queue;
   readonly seal: QueueSeal;
@@ -37,8 +38,8 @@ const PENDING_TTL_MS = 7 * 24 * 3600 * 1000;
  * retried, exactly as the api received it from the worker that held the review (never what a
  * later worker says of the helpers).
  */
-export function pendingAiKey(reviewJobId: string): string {
-  return `${KEY_PREFIX}:ai-retry:${reviewJobId}`;
+export function pendingAiKey(keys: RedisKeyspace, reviewJobId: string): string {
+  return `${keys.ours}:ai-retry:${reviewJobId}`;
 }
 
 /**
@@ -48,12 +49,12 @@ export function pendingAiKey(reviewJobId: string): string {
  * review alone is scheduled; the report is published now, its note saying the retry comes.
  */
 export async function holdForAiRetry(deps: AiRetryDeps, jobId: string, review: ReviewJob, report: PublishedReport): Promise<PublishedReport> {
-  if (report.ai.status !== "failed" || deps.aiRetry.attempts === 0 || !(await modelWasDown(deps.redis, jobId))) return report;
+  if (report.ai.status !== "failed" || deps.aiRetry.attempts === 0 || !(await modelWasDown(deps.redis, deps.keys, jobId))) return report;
   // Kept before the retry exists, so the retry always finds it.
-  await deps.redis.set(pendingAiKey(jobId), JSON.stringify(report), "PX", PENDING_TTL_MS);
-  const retry = await enqueueAiRetry(deps.reviews, deps.redis, deps.seal, review, 1, deps.aiRetry.delayMs);
+  await deps.redis.set(pendingAiKey(deps.keys, jobId), JSON.stringify(report), "PX", PENDING_TTL_MS);
+  const retry = await enqueueAiRetry(deps.reviews, deps.redis, deps.keys, deps.seal, review, 1, deps.aiRetry.delayMs);
   if (retry === null) {
-    await deps.redis.del(pendingAiKey(jobId));
+    await deps.redis.del(pendingAiKey(deps.keys, jobId));
     return report;
   }
   deps.logger.info({ jobId, retry, delayMs: deps.aiRetry.delayMs }, "model endpoint unavailable: AI review retried alone later");
@@ -75,17 +76,17 @@ export async function settleAiRetry(deps: AiRetryDeps, jobId: string, job: Revie
     logger.info({ outcome: outcome.kind }, "AI review retry ended without a review: the published review stands");
     return;
   }
-  const kept = await deps.redis.get(pendingAiKey(reviewId));
+  const kept = await deps.redis.get(pendingAiKey(deps.keys, reviewId));
   if (kept === null) {
     logger.info("AI review retry completed, but its review's report is no longer kept: nothing to amend");
     return;
   }
   const attempt = aiAttempt ?? 1;
   let report: PublishedReport = { ...PublishedReport.parse(JSON.parse(kept)), ai: outcome.report.ai };
-  if (report.ai.status === "failed" && (await modelWasDown(deps.redis, jobId))) {
+  if (report.ai.status === "failed" && (await modelWasDown(deps.redis, deps.keys, jobId))) {
     if (attempt < deps.aiRetry.attempts) {
       const delayMs = deps.aiRetry.delayMs * 2 ** attempt;
-      const retry = await enqueueAiRetry(deps.reviews, deps.redis, deps.seal, review, attempt + 1, delayMs);
+      const retry = await enqueueAiRetry(deps.reviews, deps.redis, deps.keys, deps.seal, review, attempt + 1, delayMs);
       if (retry !== null) {
         logger.info({ retry, delayMs }, "model endpoint still unavailable: AI review retried alone later");
         return;
@@ -94,9 +95,9 @@ export async function settleAiRetry(deps: AiRetryDeps, jobId: string, job: Revie
     report = withNote(report, `the AI review was retried ${attempt} time(s) on its own; reviewbot gave up`);
   }
   // What the broker saw of this retry's model calls (its own job id) vouches for its AI review.
-  const witness = await witnessOfReview(deps.redis, jobId, report.ai);
+  const witness = await witnessOfReview(deps.redis, deps.keys, jobId, report.ai);
   await enqueueGitHubTask(deps.github, deps.seal, { kind: "ai-retried", reviewJobId: reviewId, review, report, witness });
-  await deps.redis.del(pendingAiKey(reviewId));
+  await deps.redis.del(pendingAiKey(deps.keys, reviewId));
   logger.info({ ai: report.ai.status, attempt }, "AI review retry completes its review");
 }
 

@@ -55,11 +55,11 @@ export function claimHandler(deps: ClaimDeps): RequestHandler {
     // An answer is about its thread: the PR's description is read for a review only.
     const pullRequest = ai === null || deps.describe === null || job.reply !== null ? null : await deps.describe(job);
     const previous = ai === null ? null : await previousReview(deps, job);
-    await witnessOffer(deps.redis, body.jobId, previous);
+    await witnessOffer(deps.redis, deps.keys, body.jobId, previous);
     const thread = ai === null || job.reply === null || deps.thread === null ? null : await deps.thread(job);
     const answer: ClaimResponse = { job, token: null, expiresAt: null, ai, pullRequest, previous, thread };
     if (deps.tokens !== null) {
-      const issued = (await takeTokenRight(deps.redis, body.jobId, body.lockToken))
+      const issued = (await takeTokenRight(deps.redis, deps.keys, body.jobId, body.lockToken))
         ? await mintToken(deps, deps.tokens, job, body)
         : await deps.tokens.vault.issued(body.jobId, body.lockToken);
       if (issued !== null) Object.assign(answer, { token: issued.token, expiresAt: new Date(issued.deadline).toISOString() });
@@ -90,7 +90,7 @@ async function mintToken(
   try {
     minted = await tokens.mint(job.installationId, job.repositoryId);
   } catch (err) {
-    await returnTokenRight(deps.redis, call.jobId, call.lockToken);
+    await returnTokenRight(deps.redis, deps.keys, call.jobId, call.lockToken);
     throw err;
   }
   const expires = Date.parse(minted.expiresAt);
@@ -109,7 +109,7 @@ async function mintToken(
  */
 async function previousReview(deps: ClaimDeps, job: ReviewJob): Promise<ClaimResponse["previous"]> {
   if ((job.since ?? (job.trigger === "pull_request" ? "last-review" : "whole")) === "whole") return null;
-  const memory = await readReviewMemory(deps.redis, job.repositoryId, job.pullNumber);
+  const memory = await readReviewMemory(deps.redis, deps.keys, job.repositoryId, job.pullNumber);
   return memory.reviewedHead === null ? null : { headSha: memory.reviewedHead, findings: memory.ai.map((entry) => entry.finding), witness: memory.witness };
 }
 

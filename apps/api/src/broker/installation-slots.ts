@@ -1,12 +1,13 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { claimKey, outcomeKey } from "./job-authority.js";
 
 export interface InstallationSlotsOptions {
   /** The api's own connection: the slots are api-only keys a worker's Redis user cannot reach. */
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   /** Reviews one installation may run at once (REVIEWBOT_INSTALLATION_CONCURRENCY). */
   readonly limit: number;
@@ -16,8 +17,10 @@ export interface InstallationSlotsOptions {
   readonly retryAfterMs?: number;
 }
 
-/** Every slot held, `<installationId>/<jobId>` scored by its deadline: what the sweeper walks. */
-const INDEX_KEY = `${KEY_PREFIX}:broker:slots`;
+/** `reviewbot:broker:slots`: every slot held, `<installationId>/<jobId>` scored by its deadline: what the sweeper walks. */
+function indexKey(keys: RedisKeyspace): string {
+  return `${keys.ours}:broker:slots`;
+}
 
 // One step: expired slots of the installation go; the job keeps (or, on a new attempt, renews) a
 // slot it holds; otherwise it takes one if fewer than the limit are held. Returns {1} or {0, held}.
@@ -97,8 +100,8 @@ export class InstallationSlots {
     const [taken, held] = (await this.#options.redis.eval(
       ACQUIRE_SCRIPT,
       2,
-      slotsKey(installationId),
-      INDEX_KEY,
+      slotsKey(this.#options.keys, installationId),
+      indexKey(this.#options.keys),
       now,
       now + ttlMs,
       limit,
@@ -112,7 +115,7 @@ export class InstallationSlots {
 
   /** Frees the installation's slots whose job ended; returns how many. */
   async #reap(installationId: number): Promise<number> {
-    const jobIds = await this.#options.redis.zrange(slotsKey(installationId), 0, this.#options.limit - 1);
+    const jobIds = await this.#options.redis.zrange(slotsKey(this.#options.keys, installationId), 0, this.#options.limit - 1);
     let freed = 0;
     for (const jobId of jobIds) if ((await this.#check(installationId, jobId, Date.now())) !== "") freed += 1;
     return freed;
@@ -120,18 +123,28 @@ export class InstallationSlots {
 
   /** Frees the slot if its job ended (see SWEEP_SCRIPT); returns why, or "" when it stays. */
   async #check(installationId: number, jobId: string, now: number): Promise<string> {
-    const keys = [slotsKey(installationId), INDEX_KEY, this.#options.reviews.toKey(`${jobId}:lock`), claimKey(jobId), outcomeKey(jobId)];
+    const keys = [
+      slotsKey(this.#options.keys, installationId),
+      indexKey(this.#options.keys),
+      this.#options.reviews.toKey(`${jobId}:lock`),
+      claimKey(this.#options.keys, jobId),
+      outcomeKey(this.#options.keys, jobId),
+    ];
     return (await this.#options.redis.eval(SWEEP_SCRIPT, keys.length, ...keys, jobId, indexMember(installationId, jobId), now)) as string;
   }
 
   /** Frees the job's slot (its outcome is recorded). Idempotent. */
   async release(installationId: number, jobId: string): Promise<void> {
-    await this.#options.redis.multi().zrem(slotsKey(installationId), jobId).zrem(INDEX_KEY, indexMember(installationId, jobId)).exec();
+    await this.#options.redis
+      .multi()
+      .zrem(slotsKey(this.#options.keys, installationId), jobId)
+      .zrem(indexKey(this.#options.keys), indexMember(installationId, jobId))
+      .exec();
   }
 
   /** Reviews of the installation holding a slot now (expired ones not counted). */
   async held(installationId: number): Promise<number> {
-    return this.#options.redis.zcount(slotsKey(installationId), `(${Date.now()}`, "+inf");
+    return this.#options.redis.zcount(slotsKey(this.#options.keys, installationId), `(${Date.now()}`, "+inf");
   }
 
   /**
@@ -139,7 +152,7 @@ export class InstallationSlots {
    * frees those whose job ended without a report; returns where to go on and what was freed.
    */
   async sweep(cursor: string, limit: number): Promise<{ cursor: string; freed: { jobId: string; reason: string }[] }> {
-    const [next, flat] = await this.#options.redis.zscan(INDEX_KEY, cursor, "COUNT", limit);
+    const [next, flat] = await this.#options.redis.zscan(indexKey(this.#options.keys), cursor, "COUNT", limit);
     const freed: { jobId: string; reason: string }[] = [];
     const now = Date.now();
     for (let i = 0; i < flat.length; i += 2) {
@@ -154,8 +167,8 @@ export class InstallationSlots {
 }
 
 /** `reviewbot:broker:slots:<installationId>`: api-only, the installation's running jobs by deadline. */
-function slotsKey(installationId: number): string {
-  return `${KEY_PREFIX}:broker:slots:${installationId}`;
+function slotsKey(keys: RedisKeyspace, installationId: number): string {
+  return `${keys.ours}:broker:slots:${installationId}`;
 }
 
 // Job ids never hold a slash (review.<repo>.<pr>.<delivery>), installation ids are numbers.

@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { AppError, isAppError } from "@reviewbot/core/errors";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { liveJobKey } from "@reviewbot/queue/live-job-record";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { MAX_SEALED_JOB_BYTES, openReviewJob, readQueuedJobData } from "@reviewbot/queue/queued-review-job";
@@ -14,6 +14,7 @@ const CLAIM_TTL_MS = REVIEW_JOB_MAX_AGE_MS;
 export interface JobAuthorityDeps {
   readonly reviews: Queue;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly seal: QueueSeal;
 }
 
@@ -82,9 +83,9 @@ export async function authorizeJobCall(
     5,
     deps.reviews.toKey(`${call.jobId}:lock`),
     deps.reviews.toKey("active"),
-    claimKey(call.jobId),
-    outcomeKey(call.jobId),
-    liveJobKey(call.jobId),
+    claimKey(deps.keys, call.jobId),
+    outcomeKey(deps.keys, call.jobId),
+    liveJobKey(deps.keys, call.jobId),
     call.lockToken,
     call.worker,
     CLAIM_TTL_MS,
@@ -120,27 +121,27 @@ async function readSealedJob(deps: JobAuthorityDeps, jobId: string): Promise<{ j
  * says it was taken before or the lock moved on (false): of every claim under a lock, a worker
  * that lost the answer or one repeating claims to mint more, exactly one mints.
  */
-export async function takeTokenRight(redis: Redis, jobId: string, lockToken: string): Promise<boolean> {
+export async function takeTokenRight(redis: Redis, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<boolean> {
   const script = `if redis.call('HGET', KEYS[1], 'lock') ~= ARGV[1] then return 0 end return redis.call('HSETNX', KEYS[1], 'token', '1')`;
-  return (await redis.eval(script, 1, claimKey(jobId), lockToken)) === 1;
+  return (await redis.eval(script, 1, claimKey(keys, jobId), lockToken)) === 1;
 }
 
 /** A claim that took the right but could not mint gives it back, so the worker's retry can. */
-export async function returnTokenRight(redis: Redis, jobId: string, lockToken: string): Promise<void> {
-  await redis.eval(`if redis.call('HGET', KEYS[1], 'lock') == ARGV[1] then redis.call('HDEL', KEYS[1], 'token') end`, 1, claimKey(jobId), lockToken);
+export async function returnTokenRight(redis: Redis, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<void> {
+  await redis.eval(`if redis.call('HGET', KEYS[1], 'lock') == ARGV[1] then redis.call('HDEL', KEYS[1], 'token') end`, 1, claimKey(keys, jobId), lockToken);
 }
 
 /** The lock a job was last claimed under, or null; the sweeper compares it with the job's lock now. */
-export async function claimedLock(redis: Redis, jobId: string): Promise<string | null> {
-  return redis.hget(claimKey(jobId), "lock");
+export async function claimedLock(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<string | null> {
+  return redis.hget(claimKey(keys, jobId), "lock");
 }
 
 /** `reviewbot:broker:claim:<jobId>`: api-only, the worker and lock token of the job's claim. */
-export function claimKey(jobId: string): string {
-  return `${KEY_PREFIX}:broker:claim:${jobId}`;
+export function claimKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:broker:claim:${jobId}`;
 }
 
 /** `reviewbot:outcome:<jobId>`: api-only, the kind of outcome recorded for the job. */
-export function outcomeKey(jobId: string): string {
-  return `${KEY_PREFIX}:outcome:${jobId}`;
+export function outcomeKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:outcome:${jobId}`;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { AiReport, PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
 import type { ReviewWitness } from "@reviewbot/contracts/github-task";
@@ -18,11 +18,11 @@ const BATCH = 1000;
  * worker's report changes"). Each set is bounded; a job that passes a bound has its set voided,
  * which only makes the next review a whole one.
  */
-export async function witnessModelCall(redis: Redis, jobId: string, request: ChatRequest, response: ChatResponse): Promise<void> {
+export async function witnessModelCall(redis: Redis, keys: RedisKeyspace, jobId: string, request: ChatRequest, response: ChatResponse): Promise<void> {
   const diffs = request.messages.flatMap((message) => (message.role === "user" ? diffPieceDigests(message.content) : []));
   const findings = response.toolCalls.flatMap((call) => (call.name === "submit_review" ? submittedFindingDigests(call.arguments) : []));
-  await addBounded(redis, witnessKey(jobId, "diffs"), diffs, MAX_WITNESSED_DIFFS);
-  await addBounded(redis, witnessKey(jobId, "findings"), findings, MAX_WITNESSED_FINDINGS);
+  await addBounded(redis, witnessKey(keys, jobId, "diffs"), diffs, MAX_WITNESSED_DIFFS);
+  await addBounded(redis, witnessKey(keys, jobId, "findings"), findings, MAX_WITNESSED_FINDINGS);
 }
 
 /**
@@ -32,11 +32,12 @@ export async function witnessModelCall(redis: Redis, jobId: string, request: Cha
  */
 export async function witnessOffer(
   redis: Redis,
+  keys: RedisKeyspace,
   jobId: string,
   previous: { readonly headSha: string; readonly findings: readonly PlacedAiFinding[] } | null,
 ): Promise<void> {
-  await redis.set(witnessKey(jobId, "offered"), previous?.headSha ?? "", "PX", WITNESS_TTL_MS);
-  if (previous !== null) await addBounded(redis, witnessKey(jobId, "findings"), previous.findings.map(findingDigest), MAX_WITNESSED_FINDINGS);
+  await redis.set(witnessKey(keys, jobId, "offered"), previous?.headSha ?? "", "PX", WITNESS_TTL_MS);
+  if (previous !== null) await addBounded(redis, witnessKey(keys, jobId, "findings"), previous.findings.map(findingDigest), MAX_WITNESSED_FINDINGS);
 }
 
 /**
@@ -45,13 +46,13 @@ export async function witnessOffer(
  * checks as such), the diff pieces the model was shown, and the digests of the report's findings
  * the model submitted or the job was handed. Null for any other AI status: nothing is remembered.
  */
-export async function witnessOfReview(redis: Redis, jobId: string, ai: AiReport): Promise<ReviewWitness | null> {
+export async function witnessOfReview(redis: Redis, keys: RedisKeyspace, jobId: string, ai: AiReport): Promise<ReviewWitness | null> {
   if (ai.status !== "done") return null;
   const [offered, diffs, voided, submitted] = await Promise.all([
-    redis.get(witnessKey(jobId, "offered")),
-    redis.smembers(witnessKey(jobId, "diffs")),
-    redis.exists(voidKey(witnessKey(jobId, "diffs"))),
-    redis.smembers(witnessKey(jobId, "findings")),
+    redis.get(witnessKey(keys, jobId, "offered")),
+    redis.smembers(witnessKey(keys, jobId, "diffs")),
+    redis.exists(voidKey(witnessKey(keys, jobId, "diffs"))),
+    redis.smembers(witnessKey(keys, jobId, "findings")),
   ]);
   const known = new Set(submitted);
   const findings = [...new Set(ai.findings.map(findingDigest))].filter((digest) => known.has(digest));
@@ -70,8 +71,8 @@ async function addBounded(redis: Redis, key: string, members: readonly string[],
   if (size > max) await redis.multi().set(voidKey(key), "1", "PX", WITNESS_TTL_MS).del(key).exec();
 }
 
-function witnessKey(jobId: string, part: "diffs" | "findings" | "offered"): string {
-  return `${KEY_PREFIX}:witness:${jobId}:${part}`;
+function witnessKey(keys: RedisKeyspace, jobId: string, part: "diffs" | "findings" | "offered"): string {
+  return `${keys.ours}:witness:${jobId}:${part}`;
 }
 
 function voidKey(key: string): string {

@@ -9,6 +9,7 @@ import type { UrlFetcher } from "./fetch-handler.js";
 import type { ModelUsageMetrics } from "../model-usage-metrics.js";
 import { ModelBudget } from "./model-budget.js";
 import type { ModelBrokerSettings } from "./model-handler.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** The model broker: what the model route calls, what the fetch route fetches with, what a claim offers. */
 export interface ModelBroker extends ModelBrokerSettings {
@@ -20,6 +21,7 @@ export interface ModelBroker extends ModelBrokerSettings {
 
 export interface ModelBrokerDeps {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   /** Model calls one installation may have in flight at once (REVIEWBOT_LLM_INSTALLATION_CONCURRENCY). */
   readonly installationCalls: number;
@@ -32,11 +34,11 @@ export interface ModelBrokerDeps {
  * fetcher, and what claims offer workers. Null when no model is configured.
  */
 export function createModelBroker(llm: LlmSettings, deps: ModelBrokerDeps): ModelBroker | null {
-  const { redis, scrubber } = deps;
+  const { redis, keys, scrubber } = deps;
   if (!llm.enabled) return null;
   if (llm.apiKey !== "") scrubber.register(llm.apiKey);
   const client = createModelClient({ protocol: llm.protocol, baseUrl: llm.baseUrl, apiKey: llm.apiKey, timeoutMs: llm.timeoutMs });
-  const budget = new ModelBudget(redis, {
+  const budget = new ModelBudget(redis, keys, {
     jobTokens: llm.jobTokens,
     installationDailyTokens: llm.installationDailyTokens,
     jobMicrodollars: llm.jobMicrodollars,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
 import type { TokenUsage } from "@reviewbot/contracts/chat";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** The operator's caps; spend in microdollars (millionths of a US dollar), null for none. */
 export interface ModelBudgetLimits {
@@ -103,11 +103,13 @@ return tonumber(redis.call('HGET', KEYS[1], 'tokens')) or 0`;
  */
 export class ModelBudget {
   readonly #redis: Redis;
+  readonly #keys: RedisKeyspace;
   readonly #limits: ModelBudgetLimits;
   readonly #now: () => Date;
 
-  constructor(redis: Redis, limits: ModelBudgetLimits, now: () => Date = () => new Date()) {
+  constructor(redis: Redis, keys: RedisKeyspace, limits: ModelBudgetLimits, now: () => Date = () => new Date()) {
     this.#redis = redis;
+    this.#keys = keys;
     this.#limits = limits;
     this.#now = now;
   }
@@ -121,7 +123,7 @@ export class ModelBudget {
    * installation's token caps have left, as they read now (the call is admitted by {@link reserve}).
    */
   async outputTokensLeft(jobId: string, installationId: number): Promise<number> {
-    const [job, day] = await Promise.all([this.#redis.hget(jobKey(jobId), "tokens"), this.#redis.hget(this.#dayKey(installationId), "tokens")]);
+    const [job, day] = await Promise.all([this.#redis.hget(jobKey(this.#keys, jobId), "tokens"), this.#redis.hget(this.#dayKey(installationId), "tokens")]);
     const limits = this.#limits;
     return Math.min(limits.jobTokens - Number(job ?? 0), limits.installationDailyTokens - Number(day ?? 0));
   }
@@ -139,10 +141,10 @@ export class ModelBudget {
     const [verdict, what] = (await this.#redis.eval(
       RESERVE_SCRIPT,
       4,
-      jobKey(jobId),
+      jobKey(this.#keys, jobId),
       dayKey,
-      jobCallKey(jobId),
-      installationCallsKey(installationId),
+      jobCallKey(this.#keys, jobId),
+      installationCallsKey(this.#keys, installationId),
       worst.tokens,
       worst.microdollars,
       limits.jobTokens,
@@ -175,10 +177,10 @@ export class ModelBudget {
     const usedTokens = (await this.#redis.eval(
       SETTLE_SCRIPT,
       4,
-      jobKey(reservation.jobId),
+      jobKey(this.#keys, reservation.jobId),
       reservation.dayKey,
-      jobCallKey(reservation.jobId),
-      installationCallsKey(reservation.installationId),
+      jobCallKey(this.#keys, reservation.jobId),
+      installationCallsKey(this.#keys, reservation.installationId),
       charge.tokens - reservation.worst.tokens,
       charge.microdollars - reservation.worst.microdollars,
       reservation.callId,
@@ -188,7 +190,7 @@ export class ModelBudget {
   }
 
   #dayKey(installationId: number): string {
-    return `${KEY_PREFIX}:llm:installation:${installationId}:${this.#now().toISOString().slice(0, 10)}`;
+    return `${this.#keys.ours}:llm:installation:${installationId}:${this.#now().toISOString().slice(0, 10)}`;
   }
 }
 
@@ -203,14 +205,14 @@ function capName(what: string | undefined, limits: ModelBudgetLimits): string {
   return what === "job-spend" ? "job's spend cap" : "installation's daily spend cap";
 }
 
-function jobKey(jobId: string): string {
-  return `${KEY_PREFIX}:llm:job:${jobId}`;
+function jobKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:llm:job:${jobId}`;
 }
 
-function jobCallKey(jobId: string): string {
-  return `${KEY_PREFIX}:llm:call:job:${jobId}`;
+function jobCallKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:llm:call:job:${jobId}`;
 }
 
-function installationCallsKey(installationId: number): string {
-  return `${KEY_PREFIX}:llm:calls:installation:${installationId}`;
+function installationCallsKey(keys: RedisKeyspace, installationId: number): string {
+  return `${keys.ours}:llm:calls:installation:${installationId}`;
 }

@@ -64,14 +64,14 @@ export function modelHandler(deps: ModelHandlerDeps): RequestHandler {
     const answer = await settings.upstream.complete(clamped, bounded).catch(async (err: unknown) => {
       await budget.settle(reservation, null);
       // The broker's own word that the endpoint is down: what makes a failed AI review one the api retries.
-      if (!signal.aborted && isAppError(err) && err.code === "LLM_UNAVAILABLE") await recordModelDown(deps.redis, body.jobId);
+      if (!signal.aborted && isAppError(err) && err.code === "LLM_UNAVAILABLE") await recordModelDown(deps.redis, deps.keys, body.jobId);
       throw err;
     });
     const spent = settings.price(answer.usage, clamped.model);
     const used = await budget.settle(reservation, chargeOf(answer.usage, spent));
     settings.usage.charged(job.installationId, answer.usage, spent);
     // What the model was shown and what it submitted: the api's own account of the job's review.
-    await witnessModelCall(deps.redis, body.jobId, body.request, answer);
+    await witnessModelCall(deps.redis, deps.keys, body.jobId, body.request, answer);
     deps.logger.info(
       {
         ...fields,

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** As long as a job's claim is remembered: past any report of the job. */
 const OUTAGE_TTL_MS = 2 * 24 * 3600 * 1000;
@@ -10,16 +10,16 @@ const OUTAGE_TTL_MS = 2 * 24 * 3600 * 1000;
  * retries) for a call of the job. Only this record, never what the worker reports, makes a failed
  * AI review an outage that the api retries.
  */
-export function modelDownKey(jobId: string): string {
-  return `${KEY_PREFIX}:broker:model-down:${jobId}`;
+export function modelDownKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:broker:model-down:${jobId}`;
 }
 
 /** Records that a model call of `jobId` found the endpoint unavailable. */
-export async function recordModelDown(redis: Redis, jobId: string): Promise<void> {
-  await redis.set(modelDownKey(jobId), "1", "PX", OUTAGE_TTL_MS);
+export async function recordModelDown(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<void> {
+  await redis.set(modelDownKey(keys, jobId), "1", "PX", OUTAGE_TTL_MS);
 }
 
 /** True when a model call of `jobId` found the endpoint unavailable. */
-export async function modelWasDown(redis: Redis, jobId: string): Promise<boolean> {
-  return (await redis.exists(modelDownKey(jobId))) === 1;
+export async function modelWasDown(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<boolean> {
+  return (await redis.exists(modelDownKey(keys, jobId))) === 1;
 }

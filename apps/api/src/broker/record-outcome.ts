@@ -4,6 +4,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { endLiveJobs } from "@reviewbot/queue/live-job-record";
 import type { JobOutcome } from "@reviewbot/contracts/worker-protocol";
 import { outcomeKey } from "./job-authority.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** Outcomes are remembered as long as failed review jobs are kept (REVIEW_JOB_OPTIONS). */
 const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
@@ -16,12 +17,12 @@ const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
  *
  * @throws AppError `OUTCOME_RECORDED` when a different outcome was recorded first.
  */
-export async function recordOutcome(redis: Redis, jobId: string, outcome: JobOutcome): Promise<"recorded" | "duplicate"> {
+export async function recordOutcome(redis: Redis, keys: RedisKeyspace, jobId: string, outcome: JobOutcome): Promise<"recorded" | "duplicate"> {
   const digest = `${outcome.kind}:${createHash("sha256").update(JSON.stringify(outcome)).digest("hex")}`;
-  const key = outcomeKey(jobId);
+  const key = outcomeKey(keys, jobId);
   if ((await redis.set(key, digest, "PX", OUTCOME_TTL_MS, "NX")) === "OK") {
     // The job is over for the api: once this key expires too, a saved copy put back is still refused.
-    await endLiveJobs(redis, [jobId]);
+    await endLiveJobs(redis, keys, [jobId]);
     return "recorded";
   }
   const first = await redis.get(key);

@@ -44,13 +44,13 @@ export function reportHandler(deps: ReportDeps): RequestHandler {
   return workerRoute(deps, route, async ({ body, job, fields, response }) => {
     refuseMismatch(job, body.outcome);
     refuseUnfoundedSkip(job, body.outcome);
-    const status = await recordOutcome(deps.redis, body.jobId, body.outcome);
+    const status = await recordOutcome(deps.redis, deps.keys, body.jobId, body.outcome);
     await deps.slots.release(job.installationId, body.jobId);
     await publish(deps, body.jobId, job, body.outcome);
     await deps.vault?.revokeJob(body.jobId).catch((err: unknown) => {
       deps.logger.warn({ ...fields, err }, "token revocation failed; the sweeper retries");
     });
-    await releaseShare(deps.redis, job.installationId, body.jobId);
+    await releaseShare(deps.redis, deps.keys, job.installationId, body.jobId);
     deps.logger.info({ ...fields, status }, "job outcome recorded");
     const answer: ReportResponse = { status };
     response.status(200).json(answer);
@@ -77,7 +77,7 @@ async function publish(deps: ReportDeps, reviewJobId: string, review: ReviewJob,
   switch (outcome.kind) {
     case "completed": {
       const report = await holdForAiRetry(deps, reviewJobId, review, outcome.report);
-      const witness = await witnessOfReview(deps.redis, reviewJobId, report.ai);
+      const witness = await witnessOfReview(deps.redis, deps.keys, reviewJobId, report.ai);
       await enqueueGitHubTask(deps.github, deps.seal, { kind: "completed", reviewJobId, review, report, witness });
       return;
     }

@@ -5,6 +5,7 @@ import { newShareSweepCursor, sweepShares, type ShareSweepCursor } from "@review
 import type { InstallationSlots } from "./installation-slots.js";
 import { claimedLock, outcomeKey } from "./job-authority.js";
 import type { TokenVault } from "./token-vault.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface TokenSweeperDeps {
   /** Null without a GitHub App: no tokens to revoke, the rest is swept all the same. */
@@ -12,6 +13,7 @@ export interface TokenSweeperDeps {
   /** The per-installation concurrency cap whose slots are freed here; none when the worker routes are off. */
   readonly slots?: InstallationSlots | null;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly logger: Logger;
   /** How often the sweep runs; default 5 s. */
@@ -68,7 +70,7 @@ async function sweepOnce(deps: TokenSweeperDeps, cursors: { slots: string; share
     for (const { jobId, reason } of swept.freed) deps.logger.info({ jobId, reason }, "freed the installation slot of a job");
     slots = swept.freed.length;
   }
-  const { released: shares } = await sweepShares(deps.redis, deps.reviews, cursors.shares, BATCH);
+  const { released: shares } = await sweepShares(deps.redis, deps.keys, deps.reviews, cursors.shares, BATCH);
   if (shares > 0) deps.logger.info({ released: shares }, "released the fair-share entries of ended jobs");
   return { revoked, slots, shares };
 }
@@ -79,8 +81,8 @@ async function sweepTokens(deps: TokenSweeperDeps, vault: TokenVault): Promise<n
   for (const { jobId, deadline } of await vault.liveJobs(BATCH)) {
     const [lock, claimed, ended] = await Promise.all([
       deps.redis.get(deps.reviews.toKey(`${jobId}:lock`)),
-      claimedLock(deps.redis, jobId),
-      deps.redis.exists(outcomeKey(jobId)),
+      claimedLock(deps.redis, deps.keys, jobId),
+      deps.redis.exists(outcomeKey(deps.keys, jobId)),
     ]);
     const reason = deadline <= now ? "deadline" : ended === 1 ? "ended" : lock === null || lock !== claimed ? "lock-lost" : null;
     if (reason === null) continue;

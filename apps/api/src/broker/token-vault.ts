@@ -2,13 +2,14 @@ import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** Revokes one installation token at GitHub (packages/github revokeRepositoryToken). */
 export type TokenRevoker = (token: string) => Promise<void>;
 
 export interface TokenVaultDeps {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   /** Seals tokens at rest: workers share this Redis (and, without ACLs, could read it). */
   readonly box: SealedBox;
   readonly revoke: TokenRevoker;
@@ -16,8 +17,11 @@ export interface TokenVaultDeps {
   readonly logger: Logger;
 }
 
-/** Jobs holding live tokens, scored by the time their tokens must be dead by. */
-const LIVE_KEY = `${KEY_PREFIX}:broker:live`;
+/** `reviewbot:broker:live`: jobs holding live tokens, scored by the time their tokens must be dead by. */
+function liveKey(keys: RedisKeyspace): string {
+  return `${keys.ours}:broker:live`;
+}
+
 /** A revocation GitHub did not confirm is tried again this much later. */
 const RETRY_MS = 30_000;
 
@@ -47,13 +51,13 @@ export class TokenVault {
    * since the epoch) at the latest.
    */
   async keep(jobId: string, lockToken: string, token: string, deadline: number): Promise<void> {
-    const name = tokensKey(jobId);
+    const name = tokensKey(this.#deps.keys, jobId);
     await this.#deps.redis
       .multi()
       .hset(name, lockToken, this.#deps.box.seal(name, token))
       .pexpire(name, Math.max(deadline - Date.now(), 0) + 24 * 3600_000)
       // GT: a second token of the job may push its deadline later, never earlier; new entries are added.
-      .zadd(LIVE_KEY, "GT", deadline, jobId)
+      .zadd(liveKey(this.#deps.keys), "GT", deadline, jobId)
       .exec();
   }
 
@@ -62,8 +66,8 @@ export class TokenVault {
    * deadline not passed); else null. Nothing is minted or extended here.
    */
   async issued(jobId: string, lockToken: string): Promise<{ token: string; deadline: number } | null> {
-    const name = tokensKey(jobId);
-    const [sealed, score] = await Promise.all([this.#deps.redis.hget(name, lockToken), this.#deps.redis.zscore(LIVE_KEY, jobId)]);
+    const name = tokensKey(this.#deps.keys, jobId);
+    const [sealed, score] = await Promise.all([this.#deps.redis.hget(name, lockToken), this.#deps.redis.zscore(liveKey(this.#deps.keys), jobId)]);
     const token = sealed === null ? undefined : this.#deps.box.open(name, sealed);
     const deadline = Number(score ?? Number.NaN);
     return token === undefined || !(deadline > Date.now()) ? null : { token, deadline };
@@ -71,8 +75,8 @@ export class TokenVault {
 
   /** Revokes every token of `jobId` now. A failed revocation is kept and tried again by the sweeper. */
   async revokeJob(jobId: string): Promise<number> {
-    const name = tokensKey(jobId);
-    const flat = (await this.#deps.redis.eval(TAKE_SCRIPT, 2, name, LIVE_KEY, jobId)) as string[];
+    const name = tokensKey(this.#deps.keys, jobId);
+    const flat = (await this.#deps.redis.eval(TAKE_SCRIPT, 2, name, liveKey(this.#deps.keys), jobId)) as string[];
     let revoked = 0;
     for (let i = 0; i + 1 < flat.length; i += 2) {
       const lockToken = flat[i] ?? "";
@@ -93,7 +97,7 @@ export class TokenVault {
 
   /** Jobs holding tokens, with their deadlines, oldest first (at most `limit`). */
   async liveJobs(limit: number): Promise<{ jobId: string; deadline: number }[]> {
-    const flat = await this.#deps.redis.zrange(LIVE_KEY, 0, limit - 1, "WITHSCORES");
+    const flat = await this.#deps.redis.zrange(liveKey(this.#deps.keys), 0, limit - 1, "WITHSCORES");
     const jobs: { jobId: string; deadline: number }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) jobs.push({ jobId: flat[i] ?? "", deadline: Number(flat[i + 1]) });
     return jobs;
@@ -101,6 +105,6 @@ export class TokenVault {
 }
 
 /** `reviewbot:broker:tokens:<jobId>`: api-only, the sealed tokens minted for the job. */
-function tokensKey(jobId: string): string {
-  return `${KEY_PREFIX}:broker:tokens:${jobId}`;
+function tokensKey(keys: RedisKeyspace, jobId: string): string {
+  return `${keys.ours}:broker:tokens:${jobId}`;
 }

@@ -30,7 +30,7 @@ export async function handleCommand(task: CommandTask, deps: GitHubTaskDeps, log
       return reviewResolved({ kind: "resolve", ...pull, trigger: "issue_comment" }, deps, log, command === "review" ? "last-review" : "whole");
     case "pause":
     case "resume":
-      await setPaused(deps.redis, repositoryId, pullNumber, command === "pause");
+      await setPaused(deps.redis, deps.keys, repositoryId, pullNumber, command === "pause");
       log.info({ paused: command === "pause" }, command === "pause" ? "automatic reviews paused" : "automatic reviews resumed");
       return "done";
     case "resolve": {

@@ -9,6 +9,7 @@ import type { ReviewSink } from "@reviewbot/queue/review-sink";
 import type { CommandActions } from "@reviewbot/github/create-command-actions";
 import { handleCommand } from "./handle-command.js";
 import { reviewResolved } from "./review-resolved.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** Looks a PR up by number (packages/github resolvePullRequest); null: nothing to review. */
 export type PullRequestResolver = (task: ResolveTask) => Promise<ReviewJob | null>;
@@ -23,6 +24,7 @@ export interface GitHubTaskDeps {
   /** Null without a GitHub App (local sink): a command cannot be carried out. */
   readonly commands: CommandActions | null;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly seal: QueueSeal;
 }
 
@@ -46,7 +48,7 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       await deps.sink.started(task);
       return "done";
     case "completed": {
-      const supersededBy = (await isSuperseded(deps.redis, task.review)) ? await latestHead(deps.redis, task.review) : null;
+      const supersededBy = (await isSuperseded(deps.redis, deps.keys, task.review)) ? await latestHead(deps.redis, deps.keys, task.review) : null;
       await deps.sink.completed(task, supersededBy);
       if (supersededBy !== null) logger.info({ supersededBy }, "review result published as superseded");
       return "done";
@@ -64,7 +66,7 @@ export async function handleGitHubTask(task: GitHubTask, deps: GitHubTaskDeps, l
       return "done";
     case "ai-retried":
       // A newer head's review is (or will be) the PR's current result: an old head's AI review is not posted.
-      if (await isSuperseded(deps.redis, task.review)) {
+      if (await isSuperseded(deps.redis, deps.keys, task.review)) {
         logger.info("retried AI review of a superseded head: not published");
         return "skipped";
       }

@@ -20,7 +20,7 @@ export async function reviewResolved(task: ResolveTask, deps: GitHubTaskDeps, lo
     return "skipped";
   }
   const job = since === undefined ? resolved : { ...resolved, since };
-  const outcome = await enqueueReview(deps.reviews, deps.redis, deps.seal, job);
+  const outcome = await enqueueReview(deps.reviews, deps.redis, deps.keys, deps.seal, job);
   if (outcome.stale !== null) {
     // A newer head is already recorded for the PR: nothing was enqueued.
     logger.info({ headSha: job.headSha, recordedHead: outcome.stale.recordedHead }, "resolved head is older than the recorded one: not enqueued");

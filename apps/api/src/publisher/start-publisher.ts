@@ -48,7 +48,7 @@ export function startPublisher(options: PublisherOptions): Worker {
         throw failure.thrown;
       }
     },
-    { connection: options.blockingConnection, concurrency: options.concurrency ?? 4, autorun: true },
+    { connection: options.blockingConnection, prefix: options.keys.bull, concurrency: options.concurrency ?? 4, autorun: true },
   );
   worker.on("error", (err) => {
     logger.error({ err }, "publisher connection error");

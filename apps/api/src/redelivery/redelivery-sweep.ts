@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Logger } from "@reviewbot/core/logger";
 import type { GitHubApp } from "@reviewbot/github/create-github-app";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { deliveryKey } from "../webhooks/delivery-ledger.js";
 import { listHookDeliveries, redeliver, type HookDelivery } from "./hook-deliveries.js";
 import { lostDeliveries } from "./lost-deliveries.js";
@@ -10,6 +10,7 @@ import type { RedeliveryMetrics, RedeliveryOutcome } from "./redelivery-metrics.
 export interface RedeliverySweepDeps {
   readonly app: GitHubApp;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly metrics: RedeliveryMetrics;
   readonly logger: Logger;
   readonly lookbackMs: number;
@@ -29,8 +30,8 @@ export interface SweepResult {
 const ATTEMPT_TTL_SECONDS = 3 * 24 * 3600;
 
 /** `reviewbot:redelivery:<guid>`: this guid's redelivery was asked for (by whichever api replica). */
-export function attemptKey(guid: string): string {
-  return `${KEY_PREFIX}:redelivery:${guid}`;
+export function attemptKey(keys: RedisKeyspace, guid: string): string {
+  return `${keys.ours}:redelivery:${guid}`;
 }
 
 /**
@@ -46,7 +47,10 @@ export async function runRedeliverySweep(deps: RedeliverySweepDeps): Promise<Swe
   const lost: HookDelivery[] = [];
   const fresh: HookDelivery[] = [];
   for (const delivery of lostDeliveries(listed)) {
-    const [inLedger, attempted] = await Promise.all([deps.redis.exists(deliveryKey(delivery.guid)), deps.redis.exists(attemptKey(delivery.guid))]);
+    const [inLedger, attempted] = await Promise.all([
+      deps.redis.exists(deliveryKey(deps.keys, delivery.guid)),
+      deps.redis.exists(attemptKey(deps.keys, delivery.guid)),
+    ]);
     if (inLedger === 1) continue;
     lost.push(delivery);
     if (attempted === 0) fresh.push(delivery);
@@ -65,7 +69,7 @@ export async function runRedeliverySweep(deps: RedeliverySweepDeps): Promise<Swe
 
 async function redeliverOnce(deps: RedeliverySweepDeps, delivery: HookDelivery): Promise<RedeliveryOutcome> {
   const log = deps.logger.child({ deliveryId: delivery.guid, hookDeliveryId: delivery.id, event: delivery.event });
-  const claimed = await deps.redis.set(attemptKey(delivery.guid), String(delivery.id), "EX", ATTEMPT_TTL_SECONDS, "NX");
+  const claimed = await deps.redis.set(attemptKey(deps.keys, delivery.guid), String(delivery.id), "EX", ATTEMPT_TTL_SECONDS, "NX");
   if (claimed !== "OK") return "claimed_elsewhere";
   try {
     await redeliver(deps.app, delivery.id);

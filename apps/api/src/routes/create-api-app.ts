@@ -32,6 +32,7 @@ import type { WorkerRegistry } from "../broker/worker-registry.js";
 import type { ReplicaQuorum } from "../webhooks/replica-quorum.js";
 import { webhookHandler } from "../webhooks/webhook-handler.js";
 import { timeWebhook } from "../webhooks/webhook-latency.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** Probot's path, so an App configured for Probot needs no change. */
 export const WEBHOOK_PATH = "/api/github/webhooks";
@@ -62,6 +63,7 @@ export interface ApiDeps {
   readonly seal: QueueSeal;
   /** The fail-fast (non-blocking) connection: ledger, PR state, readiness. */
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   readonly scrubber: SecretScrubber;
@@ -113,14 +115,14 @@ export function createApiApp(deps: ApiDeps): Express {
         minBytesPerSecond: minBytesPerSecond ?? DEFAULT_WEBHOOK_MIN_BYTES_PER_SECOND,
       },
       deadlineMs: webhook.enqueueDeadlineMs ?? DEFAULT_ENQUEUE_DEADLINE_MS,
-      queues: { reviews, github, redis: deps.redis, seal: deps.seal, replicas: replicas ?? null },
+      queues: { reviews, github, redis: deps.redis, keys: deps.keys, seal: deps.seal, replicas: replicas ?? null },
       metrics: deps.metrics,
       logger: deps.logger,
     }),
   );
   if (deps.workers !== null) {
     const { registry, tokens, slots, maxReportBytes, aiRetry, model, describe, thread } = deps.workers;
-    const common = { registry, reviews, github, redis: deps.redis, seal: deps.seal, slots, logger: deps.logger };
+    const common = { registry, reviews, github, redis: deps.redis, keys: deps.keys, seal: deps.seal, slots, logger: deps.logger };
     const ai = model === null ? null : { ...model.offer, fetchHosts: model.fetcher !== null };
     app.post(JOB_CLAIM_PATH, claimHandler({ ...common, tokens, scrubber: deps.scrubber, ai, describe, thread }));
     app.post(JOB_REPORT_PATH, reportHandler({ ...common, vault: tokens?.vault ?? null, maxBytes: maxReportBytes, aiRetry }));

@@ -10,11 +10,13 @@ import { InstallationSlots } from "../broker/installation-slots.js";
 import { startTokenSweeper } from "../broker/token-sweeper.js";
 import { TokenVault } from "../broker/token-vault.js";
 import { WorkerRegistry } from "../broker/worker-registry.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface BrokerDeps {
   /** Null with the local sink: no tokens are minted, so none are kept. */
   readonly app: GitHubApp | null;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
@@ -36,21 +38,28 @@ export interface Broker {
  * @throws AppError `CONFIG_INVALID` when REVIEWBOT_WORKERS_FILE cannot be read or parsed.
  */
 export function buildBroker(config: ApiConfig, deps: BrokerDeps): Broker {
-  const { app, redis, reviews, scrubber, logger } = deps;
+  const { app, redis, keys, reviews, scrubber, logger } = deps;
   const vault =
     app === null
       ? null
       : new TokenVault({
           redis,
+          keys,
           box: new SealedBox(config.REVIEWBOT_WEBHOOK_SECRET, "token-vault/v1"),
           revoke: (token) => revokeRepositoryToken(config.GITHUB_API_URL, token),
           scrubber,
           logger,
         });
-  const slots = new InstallationSlots({ redis, reviews, limit: config.REVIEWBOT_INSTALLATION_CONCURRENCY, ttlMs: config.REVIEWBOT_INSTALLATION_SLOT_TTL_MS });
+  const slots = new InstallationSlots({
+    redis,
+    keys,
+    reviews,
+    limit: config.REVIEWBOT_INSTALLATION_CONCURRENCY,
+    ttlMs: config.REVIEWBOT_INSTALLATION_SLOT_TTL_MS,
+  });
   // Tokens, installation slots and fair-share entries of jobs that ended without a report, which
   // nothing else frees.
-  const sweeper = startTokenSweeper({ vault, slots, redis, reviews, logger });
+  const sweeper = startTokenSweeper({ vault, slots, redis, keys, reviews, logger });
   const registry = config.REVIEWBOT_WORKERS_FILE === undefined ? null : new WorkerRegistry(config.REVIEWBOT_WORKERS_FILE, logger);
   return { registry, vault, slots, sweeper };
 }

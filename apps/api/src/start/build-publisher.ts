@@ -9,6 +9,7 @@ import type { ApiMetrics } from "../api-metrics.js";
 import type { PullRequestResolver } from "../publisher/handle-github-task.js";
 import { startPublisher } from "../publisher/start-publisher.js";
 import type { ApiRedis } from "./open-redis.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface PublisherParts {
   /** Null with the local sink: a `resolve` task cannot be answered without GitHub. */
@@ -19,6 +20,7 @@ export interface PublisherParts {
   /** The App's id, with `app`. */
   readonly appId: number | null;
   readonly redis: ApiRedis;
+  readonly keys: RedisKeyspace;
   readonly seal: QueueSeal;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
@@ -28,9 +30,21 @@ export interface PublisherParts {
 
 /** Starts the publisher on the GitHub queue, on its own blocking connection. */
 export function buildPublisher(parts: PublisherParts): Worker {
-  const { app, appId, sink, reviews, github, redis, seal, metrics, logger, reviewDrafts } = parts;
+  const { app, appId, sink, reviews, github, redis, keys, seal, metrics, logger, reviewDrafts } = parts;
   const resolve: PullRequestResolver | null =
     app === null ? null : async (task) => resolvePullRequest(await app.getInstallationOctokit(task.installationId), task, { reviewDrafts });
-  const commands = app === null || appId === null ? null : createCommandActions({ app, appId, redis: redis.api });
-  return startPublisher({ sink, resolve, commands, reviews, tasks: github, redis: redis.api, seal, blockingConnection: redis.publisher, metrics, logger });
+  const commands = app === null || appId === null ? null : createCommandActions({ app, appId, redis: redis.api, keys });
+  return startPublisher({
+    sink,
+    resolve,
+    commands,
+    reviews,
+    tasks: github,
+    redis: redis.api,
+    keys,
+    seal,
+    blockingConnection: redis.publisher,
+    metrics,
+    logger,
+  });
 }

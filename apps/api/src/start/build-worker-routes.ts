@@ -12,11 +12,13 @@ import { createModelBroker } from "../broker/model-broker.js";
 import type { ModelUsageMetrics } from "../model-usage-metrics.js";
 import type { ApiDeps } from "../routes/create-api-app.js";
 import type { Broker } from "./build-broker.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface WorkerRoutesDeps {
   /** Null with the local sink: no tokens, no PR description, no reply threads. */
   readonly app: GitHubApp | null;
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly usage: ModelUsageMetrics;
 }
@@ -27,7 +29,7 @@ export interface WorkerRoutesDeps {
  * the routes answer 404, and no model client is made.
  */
 export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: WorkerRoutesDeps): ApiDeps["workers"] {
-  const { app, redis, scrubber, usage } = deps;
+  const { app, redis, keys, scrubber, usage } = deps;
   const { registry, vault, slots } = broker;
   if (registry === null) return null;
   const mint: TokenMinter | null = app === null ? null : (installationId, repositoryId) => mintRepositoryToken(app, installationId, repositoryId);
@@ -37,7 +39,7 @@ export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: Worke
     slots,
     maxReportBytes: config.REVIEWBOT_REPORT_MAX_BYTES,
     aiRetry: { attempts: config.REVIEWBOT_AI_RETRY_ATTEMPTS, delayMs: config.REVIEWBOT_AI_RETRY_DELAY_MS },
-    model: createModelBroker(toLlmSettings(config), { redis, scrubber, usage, installationCalls: config.REVIEWBOT_LLM_INSTALLATION_CONCURRENCY }),
+    model: createModelBroker(toLlmSettings(config), { redis, keys, scrubber, usage, installationCalls: config.REVIEWBOT_LLM_INSTALLATION_CONCURRENCY }),
     describe: app === null ? null : async (job) => describePullRequest(await app.getInstallationOctokit(job.installationId), job.repository, job.pullNumber),
     // Which comments of the thread are ours: the api's record of what it posted on the PR.
     thread:
@@ -45,7 +47,7 @@ export function buildWorkerRoutes(config: ApiConfig, broker: Broker, deps: Worke
         ? null
         : async (job) => {
             if (job.reply === null) return null;
-            const { comments } = await readReviewMemory(redis, job.repositoryId, job.pullNumber);
+            const { comments } = await readReviewMemory(redis, keys, job.repositoryId, job.pullNumber);
             return readReplyThread(await app.getInstallationOctokit(job.installationId), job, job.reply, (id) => comments.includes(id));
           },
   };

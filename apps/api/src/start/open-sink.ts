@@ -11,9 +11,11 @@ import { helperCommentsOn, type ApiConfig } from "../api-config.js";
 import type { ApiMetrics } from "../api-metrics.js";
 import { createLocalSink } from "../publisher/local-sink.js";
 import { summaryExtrasOf } from "./summary-extras.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface SinkDeps {
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;
   readonly metrics: ApiMetrics;
@@ -23,19 +25,20 @@ export interface SinkDeps {
 export async function openSink(config: ApiConfig, deps: SinkDeps): Promise<{ app: GitHubApp | null; sink: ReviewSink }> {
   if (config.sink.kind === "local") return { app: null, sink: createLocalSink(config.sink.dir) };
   const app = await gitHubApp(config.sink, config.GITHUB_API_URL, deps);
-  const { redis, logger, scrubber } = deps;
+  const { redis, keys, logger, scrubber } = deps;
   return {
     app,
     sink: createGitHubSink({
       app,
       appId: config.sink.appId,
       redis,
+      keys,
       logger,
       scrubber,
       reviewComments: helperCommentsOn(config),
       minInlineSeverity: config.REVIEWBOT_MIN_INLINE_SEVERITY,
       trustedAssociations: config.REVIEWBOT_COMMAND_ASSOCIATIONS,
-      summaryExtras: summaryExtrasOf(redis, appSlugOf(app, config.sink.appId)),
+      summaryExtras: summaryExtrasOf(redis, keys, appSlugOf(app, config.sink.appId)),
     }),
   };
 }
@@ -48,6 +51,7 @@ async function gitHubApp(sink: Extract<ApiConfig["sink"], { kind: "github" }>, b
     privateKey,
     baseUrl,
     redis: deps.redis,
+    keys: deps.keys,
     scrubber: deps.scrubber,
     logger: deps.logger,
     onRequest: (route, status) => {

@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import type { ApiConfig } from "../api-config.js";
 import { createRedeliveryMetrics } from "../redelivery/redelivery-metrics.js";
 import { runRedeliverySweep } from "../redelivery/redelivery-sweep.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** A running sweep: `close` stops the timer and waits for a run in progress. */
 export interface RunningRedeliverySweep {
@@ -18,7 +19,7 @@ export interface RunningRedeliverySweep {
  */
 export function startRedeliverySweep(
   config: ApiConfig,
-  parts: { readonly app: GitHubApp | null; readonly redis: Redis; readonly registry: Registry; readonly logger: Logger },
+  parts: { readonly app: GitHubApp | null; readonly redis: Redis; readonly keys: RedisKeyspace; readonly registry: Registry; readonly logger: Logger },
 ): RunningRedeliverySweep | null {
   // Registered even when off, so /metrics names the same series on every api (0 when off).
   const metrics = createRedeliveryMetrics(parts.registry);
@@ -27,6 +28,7 @@ export function startRedeliverySweep(
   const deps = {
     app,
     redis: parts.redis,
+    keys: parts.keys,
     metrics,
     logger: parts.logger.child({ part: "redelivery-sweep" }),
     lookbackMs: config.REVIEWBOT_REDELIVERY_LOOKBACK_MS,

@@ -13,12 +13,14 @@ import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { claimDelivery, recordDelivery } from "./delivery-ledger.js";
 import type { ReplicaQuorum } from "./replica-quorum.js";
 import { withDeadline } from "../http-kit/with-deadline.js";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface DeliveryQueues {
   readonly reviews: Queue;
   readonly github: Queue;
   /** A fail-fast (non-blocking) connection for the ledger and the PR state. */
   readonly redis: Redis;
+  readonly keys: RedisKeyspace;
   /** Seals the jobs and tasks written, so that the api can tell them from a worker's. */
   readonly seal: QueueSeal;
   /** Holds the answer until the writes are on a replica (WAIT); null: a primary's word is enough. */
@@ -70,28 +72,33 @@ async function acceptReplicated(queues: DeliveryQueues, work: Work, deliveryId: 
 }
 
 async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bodyDigest: string): Promise<Accepted> {
-  const claim = await claimDelivery(queues.redis, deliveryId, bodyDigest);
+  const claim = await claimDelivery(queues.redis, queues.keys, deliveryId, bodyDigest);
   if (claim === "duplicate") return { status: "duplicate", jobId: null };
   if (claim === "replayed") return { status: "replayed" };
   if (work.kind === "answer") return answer(queues, work.job);
   if (work.kind === "command") return command(queues, work.task);
   // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"), but their check run
   // says so; commands and re-runs still review.
-  if (work.kind === "review" && work.job.trigger === "pull_request" && (await isPaused(queues.redis, work.job.repositoryId, work.job.pullNumber))) {
+  if (
+    work.kind === "review" &&
+    work.job.trigger === "pull_request" &&
+    (await isPaused(queues.redis, queues.keys, work.job.repositoryId, work.job.pullNumber))
+  ) {
     // The task's id is the job's that was not enqueued: a redelivery makes no second one.
     await enqueueGitHubTask(queues.github, queues.seal, { kind: "paused", reviewJobId: reviewJobId(work.job), review: work.job });
-    return (await recordDelivery(queues.redis, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
+    return (await recordDelivery(queues.redis, queues.keys, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
   }
   if (work.kind === "dismiss") return dismiss(queues, work.job);
-  const outcome = work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.seal, work.job) : await resolve(queues, work.task);
+  const outcome =
+    work.kind === "review" ? await enqueueReview(queues.reviews, queues.redis, queues.keys, queues.seal, work.job) : await resolve(queues, work.task);
   if (outcome.stale !== null && !outcome.stale.tie) {
-    const first = await recordDelivery(queues.redis, deliveryId, "stale");
+    const first = await recordDelivery(queues.redis, queues.keys, deliveryId, "stale");
     return first ? { status: "stale", recordedHead: outcome.stale.recordedHead } : { status: "duplicate", jobId: null };
   }
   // Two heads with the same `updated_at` (two pushes within GitHub's one-second clock, or a replay of
   // the other one): the payload cannot say which is newer, GitHub's API can.
   const accepted = outcome.stale === null ? outcome : await resolve(queues, resolveTaskOf(work));
-  const first = await recordDelivery(queues.redis, deliveryId, accepted.jobId);
+  const first = await recordDelivery(queues.redis, queues.keys, deliveryId, accepted.jobId);
   return first
     ? { status: "accepted", jobId: accepted.jobId, removed: accepted.removed, cancelled: accepted.cancelled }
     : { status: "duplicate", jobId: accepted.jobId };
@@ -102,12 +109,12 @@ async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bo
  * comments it posted on the PR (never by the thread's text, which anyone could write).
  */
 async function answer(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted> {
-  const memory = await readReviewMemory(queues.redis, job.repositoryId, job.pullNumber);
+  const memory = await readReviewMemory(queues.redis, queues.keys, job.repositoryId, job.pullNumber);
   if (job.reply === null || !memory.comments.includes(job.reply.threadId)) {
-    return (await recordDelivery(queues.redis, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+    return (await recordDelivery(queues.redis, queues.keys, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
   }
-  const { jobId } = await enqueueAnswer(queues.reviews, queues.redis, queues.seal, job);
-  const first = await recordDelivery(queues.redis, job.deliveryId, jobId);
+  const { jobId } = await enqueueAnswer(queues.reviews, queues.redis, queues.keys, queues.seal, job);
+  const first = await recordDelivery(queues.redis, queues.keys, job.deliveryId, jobId);
   return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
 }
 
@@ -117,13 +124,13 @@ async function answer(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted>
  */
 async function command(queues: DeliveryQueues, task: CommandTask): Promise<Accepted> {
   if (task.comment.on === "thread") {
-    const memory = await readReviewMemory(queues.redis, task.repositoryId, task.pullNumber);
+    const memory = await readReviewMemory(queues.redis, queues.keys, task.repositoryId, task.pullNumber);
     if (!memory.comments.includes(task.comment.threadId)) {
-      return (await recordDelivery(queues.redis, task.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+      return (await recordDelivery(queues.redis, queues.keys, task.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
     }
   }
   const jobId = await enqueueGitHubTask(queues.github, queues.seal, task);
-  const first = await recordDelivery(queues.redis, task.deliveryId, jobId);
+  const first = await recordDelivery(queues.redis, queues.keys, task.deliveryId, jobId);
   return first ? { status: "accepted", jobId, removed: null, cancelled: null } : { status: "duplicate", jobId };
 }
 
@@ -133,13 +140,13 @@ async function command(queues: DeliveryQueues, task: CommandTask): Promise<Accep
  * model does not answer it. Dismissing twice is dismissing once.
  */
 async function dismiss(queues: DeliveryQueues, job: ReviewJob): Promise<Accepted> {
-  const memory = await readReviewMemory(queues.redis, job.repositoryId, job.pullNumber);
+  const memory = await readReviewMemory(queues.redis, queues.keys, job.repositoryId, job.pullNumber);
   const fingerprint = Object.entries(memory.posted).find(([, id]) => id === job.reply?.threadId)?.[0];
   if (fingerprint === undefined) {
-    return (await recordDelivery(queues.redis, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
+    return (await recordDelivery(queues.redis, queues.keys, job.deliveryId, "not_ours")) ? { status: "not_ours" } : { status: "duplicate", jobId: null };
   }
-  await dismissFindings(queues.redis, job.repositoryId, job.pullNumber, [fingerprint]);
-  return (await recordDelivery(queues.redis, job.deliveryId, "dismissed")) ? { status: "dismissed" } : { status: "duplicate", jobId: null };
+  await dismissFindings(queues.redis, queues.keys, job.repositoryId, job.pullNumber, [fingerprint]);
+  return (await recordDelivery(queues.redis, queues.keys, job.deliveryId, "dismissed")) ? { status: "dismissed" } : { status: "duplicate", jobId: null };
 }
 
 async function resolve(queues: DeliveryQueues, task: ResolveTask): Promise<{ jobId: string; removed: null; cancelled: null; stale: null }> {

@@ -1,18 +1,18 @@
 import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
-import { KEY_PREFIX } from "@reviewbot/queue/queue-names";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** How long a delivery id and a body are remembered: GitHub lets operators redeliver for 30 days. */
 export const DELIVERY_TTL_SECONDS = 30 * 24 * 3600;
 
 /** `reviewbot:delivery:<id>`: the ledger entry of one X-GitHub-Delivery. */
-export function deliveryKey(deliveryId: string): string {
-  return `${KEY_PREFIX}:delivery:${deliveryId}`;
+export function deliveryKey(keys: RedisKeyspace, deliveryId: string): string {
+  return `${keys.ours}:delivery:${deliveryId}`;
 }
 
 /** `reviewbot:delivery-body:<sha256>`: which delivery id first presented a signed body. */
-export function bodyKey(digest: string): string {
-  return `${KEY_PREFIX}:delivery-body:${digest}`;
+export function bodyKey(keys: RedisKeyspace, digest: string): string {
+  return `${keys.ours}:delivery-body:${digest}`;
 }
 
 /** The SHA-256 of a delivery's raw bytes, as hex: what the signature covers, unlike the id. */
@@ -41,8 +41,8 @@ return 'new'`;
  * covered by GitHub's signature, so a captured delivery sent again under a fresh id is only
  * recognised by its bytes.
  */
-export async function claimDelivery(redis: Redis, deliveryId: string, digest: string): Promise<DeliveryClaim> {
-  const claim = await redis.eval(CLAIM_SCRIPT, 2, deliveryKey(deliveryId), bodyKey(digest), deliveryId, DELIVERY_TTL_SECONDS);
+export async function claimDelivery(redis: Redis, keys: RedisKeyspace, deliveryId: string, digest: string): Promise<DeliveryClaim> {
+  const claim = await redis.eval(CLAIM_SCRIPT, 2, deliveryKey(keys, deliveryId), bodyKey(keys, digest), deliveryId, DELIVERY_TTL_SECONDS);
   if (claim === "new" || claim === "duplicate" || claim === "replayed") return claim;
   throw new Error(`unexpected ledger reply ${String(claim)}`);
 }
@@ -52,6 +52,6 @@ export async function claimDelivery(redis: Redis, deliveryId: string, digest: st
  * after the enqueue, so a crash between the two leaves no entry and a redelivery is enqueued again
  * (onto the same job id). Returns false when a concurrent copy of the delivery recorded it first.
  */
-export async function recordDelivery(redis: Redis, deliveryId: string, outcome: string): Promise<boolean> {
-  return (await redis.set(deliveryKey(deliveryId), outcome, "EX", DELIVERY_TTL_SECONDS, "NX")) === "OK";
+export async function recordDelivery(redis: Redis, keys: RedisKeyspace, deliveryId: string, outcome: string): Promise<boolean> {
+  return (await redis.set(deliveryKey(keys, deliveryId), outcome, "EX", DELIVERY_TTL_SECONDS, "NX")) === "OK";
 }
