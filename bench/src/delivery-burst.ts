@@ -21,6 +21,8 @@ export interface BurstTarget {
 
 /** Deliveries in flight at once: a burst, bounded so the sender is not what is measured. */
 const IN_FLIGHT = 64;
+/** The burst's PRs are numbered from here, apart from the other runs' on the same repository. */
+const FIRST_PULL = 100_001;
 
 /**
  * A burst of `count` deliveries, one PR each, sent as fast as `IN_FLIGHT` allows while the queue
@@ -42,7 +44,7 @@ export async function deliveryBurst(target: BurstTarget, count: number): Promise
   const sender = async (): Promise<void> => {
     for (let number = ++next; number <= count; number = ++next) {
       const sent = performance.now();
-      const response = await deliver(target, 100_000 + number);
+      const response = await deliver(target, FIRST_PULL + number - 1);
       latencies.push(performance.now() - sent);
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       if (response.status === 202 && response.jobId !== undefined) jobIds.add(response.jobId);
@@ -112,7 +114,7 @@ async function reviewedOnce(
     else if (job.attemptsMade === 1) tally.once += 1;
     else tally.more += 1;
   }
-  const pulls = await readdir(join(target.sinkDir, target.repository)).catch(() => []);
+  const pulls = (await readdir(join(target.sinkDir, target.repository)).catch(() => [])).filter((pull) => Number(pull) >= FIRST_PULL);
   for (const pull of pulls) tally.files += (await readdir(join(target.sinkDir, target.repository, pull)).catch(() => [])).length;
   return tally;
 }

@@ -1,8 +1,10 @@
 /**
  * Fleet benchmark. Prints, on this machine, with real processes and a real Redis:
- * webhook accept latency at 200 requests/s (target p99 < 25 ms), enqueue-to-start latency with an
- * idle worker (target p50 < 50 ms), throughput of no-op reviews with 1, 2 and 4 worker processes,
- * and the RSS of the api and a worker at idle (target < 150 MB each).
+ * webhook accept latency at 200 and 1,000 requests/s (target p99 < 25 ms at 1,000/s),
+ * enqueue-to-start latency with an idle worker (target p50 < 50 ms), throughput of no-op reviews
+ * with 1, 2 and 4 worker processes, the RSS of the api and a worker at idle (target < 150 MB each),
+ * and a burst of 5,000 deliveries reviewed end to end by the 4 workers (bench/src/delivery-burst.ts:
+ * each reviewed exactly once, the time to drain, Redis's memory per queued job).
  *
  * Run: `pnpm --filter @reviewbot/bench bench:fleet` (after `bash scripts/setup.sh`).
  */
@@ -18,13 +20,15 @@ import { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { newWorkerCredential, parseWorkerCredential, registryLine } from "@reviewbot/queue/worker-credential";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import { createNoopPr } from "./bench-repos.js";
+import { deliveryBurst } from "./delivery-burst.js";
 import { startProcess, startRedis, type FleetProcess } from "./fleet-process.js";
 import { percentile } from "./percentile.js";
 import { pullRequestDelivery } from "./pull-request-delivery.js";
 import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
-const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
-const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 2000);
+const RATES = (process.env.BENCH_WEBHOOK_RATES ?? "200,1000").split(",").map(Number);
+const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 5000);
+const BURST = Number(process.env.BENCH_BURST ?? 5000);
 const SEQUENTIAL_JOBS = Number(process.env.BENCH_SEQUENTIAL_JOBS ?? 30);
 const THROUGHPUT_JOBS = Number(process.env.BENCH_THROUGHPUT_JOBS ?? 60);
 // The fleet's keyspace, as the api and workers read it (a hash tag measures the Cluster-ready layout).
@@ -35,14 +39,14 @@ const SEAL = QueueSeal.fromSecret(SECRET);
 const CREDENTIALS = Array.from({ length: 4 }, (_, index) => newWorkerCredential(`bench-${index}`));
 const REPOSITORY = "bench/noop";
 
-/** Open loop: one delivery every 1000/RATE ms whatever the answers do; latency per request. */
-async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha: string }): Promise<void> {
+/** Open loop: one delivery every 1000/rate ms whatever the answers do; latency per request. */
+async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha: string }, rate: number): Promise<void> {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   const started = performance.now();
   const sends: Promise<void>[] = [];
   for (let i = 0; i < WEBHOOKS; i++) {
-    const due = started + (i * 1000) / RATE;
+    const due = started + (i * 1000) / rate;
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
     const body = pullRequestDelivery(REPOSITORY, 1 + (i % 100), heads);
     const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
@@ -63,7 +67,7 @@ async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha:
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   console.log(
-    `webhook accept at ${RATE}/s (${WEBHOOKS} deliveries, achieved ${(WEBHOOKS / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
+    `webhook accept at ${rate}/s (${WEBHOOKS} deliveries, achieved ${(WEBHOOKS / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
   );
   console.log(
     `  p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms   (target p99 < 25 ms)`,
@@ -122,7 +126,7 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const apiIdle = await api.memory();
 
-    await webhookLatency(`http://127.0.0.1:${apiPort}`, heads);
+    for (const rate of RATES) await webhookLatency(`http://127.0.0.1:${apiPort}`, heads, rate);
     const queue = new Queue(REVIEW_QUEUE, { connection, prefix: KEYS.bull });
     // Every waitUntilFinished listens for the queue closing; 60 at once is expected, not a leak.
     queue.setMaxListeners(THROUGHPUT_JOBS + 10);
@@ -178,6 +182,18 @@ async function main(): Promise<void> {
       console.log(
         `throughput, ${count} worker process(es) × concurrency 2: ${THROUGHPUT_JOBS} no-op reviews in ${seconds.toFixed(2)} s = ${(THROUGHPUT_JOBS / seconds).toFixed(1)} reviews/s`,
       );
+    }
+    if (BURST > 0) {
+      const target = {
+        apiUrl: `http://127.0.0.1:${apiPort}`,
+        secret: SECRET,
+        repository: REPOSITORY,
+        heads,
+        queue,
+        redis: connection,
+        sinkDir: join(root, "sink"),
+      };
+      await deliveryBurst(target, BURST);
     }
     console.log(
       `idle RSS: api ${apiIdle.rssMiB.toFixed(1)} MiB (peak ${apiIdle.peakMiB.toFixed(1)}), worker ${(workerIdle?.rssMiB ?? 0).toFixed(1)} MiB (peak ${(workerIdle?.peakMiB ?? 0).toFixed(1)})   (target < 150 MB each)`,

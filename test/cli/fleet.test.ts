@@ -55,6 +55,9 @@ describe("reviewbot fleet", () => {
     const result = await runCli(["submit", "--repo-dir", cache, "--repository", "a/b", "--pull", "1", "--base", "main", "--head", "fork"], {
       REVIEWBOT_CACHE_DIR: cache,
     });
-    expect([result.status, result.stderr]).toEqual([2, "reviewbot: CONFIG_INVALID: REDIS_URL: required by submit, or REDIS_SENTINELS (the api's Redis user)\n"]);
+    expect([result.status, result.stderr]).toEqual([
+      2,
+      "reviewbot: CONFIG_INVALID: REDIS_URL: required by submit, or REDIS_SENTINELS (the api's Redis user)\n",
+    ]);
   });
 });
