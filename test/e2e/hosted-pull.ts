@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Upstream, WorkTreeWriter } from "../support/git-fixture.js";
-import { createReviewRepo, type HelperEntry } from "../support/review-repos.js";
+import { createReviewRepo, helperEntry, type HelperEntry } from "../support/review-repos.js";
 import { INSTALLATION_ID, type Fleet } from "./fleet-harness.js";
 
 /** A PR hosted by the stand-ins: the repository on the git server, the PR on the API stand-in. */
@@ -120,4 +120,36 @@ export function pullRequestEvent(
       base: { sha: pull.baseSha, ref: "main" },
     },
   };
+}
+
+/** Where {@link hostFindingPulls} hosts each named PR. */
+export interface FindingPullsOptions<Name extends string> {
+  readonly repository: (name: Name) => string;
+  readonly repositoryId: (name: Name) => number;
+  readonly firstNumber: number;
+  /** The PR whose helper sleeps 4 s before it prints (a review that is still running when something fails). */
+  readonly slow: Name;
+  /** The file each PR adds and its finding names. */
+  readonly file: string;
+}
+
+/** One PR per name, each in a repository of its own, with a helper that prints one finding: `<file>:1: finding of <name>`. */
+export function hostFindingPulls<Name extends string>(fleet: PullHost, names: readonly Name[], options: FindingPullsOptions<Name>): Map<Name, HostedPull> {
+  const pulls = new Map<Name, HostedPull>();
+  for (const [index, name] of names.entries()) {
+    const pause = name === options.slow ? "sleep 4; " : "";
+    pulls.set(
+      name,
+      hostPull(fleet, {
+        repository: options.repository(name),
+        repositoryId: options.repositoryId(name),
+        number: options.firstNumber + index,
+        helpers: [helperEntry("lint", ["sh", "-c", `${pause}echo "${options.file}:1: finding of ${name}"`], { format: "errorformat", timeout_seconds: 60 })],
+        fork: (tree) => {
+          tree.write(options.file, `export const name = "${name}";\n`);
+        },
+      }),
+    );
+  }
+  return pulls;
 }

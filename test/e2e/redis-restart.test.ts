@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { helperEntry } from "../support/review-repos.js";
 import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
-import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
+import { hostFindingPulls, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
 
 const NAMES = ["running", "during-1", "during-2", "after"] as const;
@@ -11,25 +10,11 @@ const repository = (name: Name): string => `octo/restart-${name}`;
 const repositoryId = (name: Name): number => 9500 + NAMES.indexOf(name);
 
 let fleet: Fleet;
-const pulls = new Map<Name, HostedPull>();
+let pulls: ReadonlyMap<Name, HostedPull> = new Map();
 
 beforeAll(async () => {
   fleet = await startFleet({ repositories: Object.fromEntries(NAMES.map((name) => [repository(name), repositoryId(name)])) });
-  for (const [index, name] of NAMES.entries()) {
-    const pause = name === "running" ? "sleep 4; " : "";
-    pulls.set(
-      name,
-      hostPull(fleet, {
-        repository: repository(name),
-        repositoryId: repositoryId(name),
-        number: 30 + index,
-        helpers: [helperEntry("lint", ["sh", "-c", `${pause}echo "src/r.ts:1: finding of ${name}"`], { format: "errorformat", timeout_seconds: 60 })],
-        fork: (tree) => {
-          tree.write("src/r.ts", `export const name = "${name}";\n`);
-        },
-      }),
-    );
-  }
+  pulls = hostFindingPulls(fleet, NAMES, { repository, repositoryId, firstNumber: 30, slow: "running", file: "src/r.ts" });
 }, 180_000);
 
 afterAll(async () => {

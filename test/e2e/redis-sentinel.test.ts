@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { RedisTarget } from "@reviewbot/queue/redis-target";
 import type { RedisSentinelSet } from "../support/redis-sentinel.js";
-import { helperEntry } from "../support/review-repos.js";
 import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
-import { hostPull, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
+import { hostFindingPulls, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
 
 // Issue 25, part 1: the fleet reaches Redis through Sentinels and follows a failover without a restart.
@@ -16,27 +15,13 @@ const repositoryId = (name: Name): number => 9600 + NAMES.indexOf(name);
 
 let fleet: Fleet;
 let sentinel: RedisSentinelSet;
-const pulls = new Map<Name, HostedPull>();
+let pulls: ReadonlyMap<Name, HostedPull> = new Map();
 const pullOf = (name: Name): HostedPull => pulls.get(name) ?? (undefined as never);
 
 beforeAll(async () => {
   fleet = await startFleet({ repositories: Object.fromEntries(NAMES.map((name) => [repository(name), repositoryId(name)])), redis: "sentinel" });
   sentinel = fleet.sentinel ?? (undefined as never);
-  for (const [index, name] of NAMES.entries()) {
-    const pause = name === "running" ? "sleep 4; " : "";
-    pulls.set(
-      name,
-      hostPull(fleet, {
-        repository: repository(name),
-        repositoryId: repositoryId(name),
-        number: 40 + index,
-        helpers: [helperEntry("lint", ["sh", "-c", `${pause}echo "src/s.ts:1: finding of ${name}"`], { format: "errorformat", timeout_seconds: 60 })],
-        fork: (tree) => {
-          tree.write("src/s.ts", `export const name = "${name}";\n`);
-        },
-      }),
-    );
-  }
+  pulls = hostFindingPulls(fleet, NAMES, { repository, repositoryId, firstNumber: 40, slow: "running", file: "src/s.ts" });
 }, 180_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
-import { freePort } from "./local-redis.js";
+import { ephemeralRedisArgs, freePort } from "./local-redis.js";
 
 /** Redis Cluster's own answer to "which slot does this key hash to" (CLUSTER KEYSLOT). */
 export interface KeySlots {
@@ -21,20 +21,7 @@ export interface KeySlots {
 export async function startKeySlots(): Promise<KeySlots> {
   const dir = mkdtempSync(join(tmpdir(), "reviewbot-keyslots-"));
   const port = await freePort();
-  const args = [
-    "--port",
-    String(port),
-    "--bind",
-    "127.0.0.1",
-    "--save",
-    "",
-    "--appendonly",
-    "no",
-    "--cluster-enabled",
-    "yes",
-    "--cluster-config-file",
-    join(dir, "nodes.conf"),
-  ];
+  const args = [...ephemeralRedisArgs(port, dir), "--cluster-enabled", "yes", "--cluster-config-file", join(dir, "nodes.conf")];
   const server = spawn("redis-server", args, { cwd: dir, stdio: "ignore" });
   const client = new Redis(port, "127.0.0.1", { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
   client.on("error", () => undefined);

@@ -48,14 +48,22 @@ export interface LocalRedisOptions {
   readonly replicaOf?: LocalRedis;
 }
 
+/**
+ * redis-server's arguments for a throwaway server on 127.0.0.1:`port` that persists nothing, its
+ * files (a replica's full sync still writes an RDB file, cluster mode its nodes.conf) in `dir`,
+ * never the cwd.
+ */
+export function ephemeralRedisArgs(port: number, dir = mkdtempSync(join(tmpdir(), "reviewbot-redis-"))): string[] {
+  return ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir];
+}
+
 /** A throwaway redis-server on 127.0.0.1: a service on the host's loopback. */
 export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<LocalRedis> {
   const port = await freePort();
-  const persistence =
+  const serverArgs =
     options.dataDir === undefined
-      ? // A replica's full sync still writes an RDB file: into a directory of its own, not the cwd.
-        ["--save", "", "--appendonly", "no", "--dir", mkdtempSync(join(tmpdir(), "reviewbot-redis-"))]
-      : ["--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
+      ? ephemeralRedisArgs(port)
+      : ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
   const primary = options.replicaOf;
   const roles = primary !== undefined ? (primary.roles === null ? null : aclRoles(port, primary.roles)) : options.acl === true ? aclRoles(port) : null;
   const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles, options.keys ?? DEFAULT_KEYSPACE)];
@@ -68,7 +76,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
           String(primary.port),
           ...(roles === null ? [] : ["--masteruser", REDIS_USERS.admin, "--masterauth", roles.admin.password]),
         ];
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--maxmemory-policy", "noeviction", ...persistence, ...aclArgs, ...replicaArgs];
+  const args = [...serverArgs, "--maxmemory-policy", "noeviction", ...aclArgs, ...replicaArgs];
   // The admin's password reaches redis-cli through its environment, not its argv.
   const auth = roles === null ? [] : ["--user", REDIS_USERS.admin];
   const env = roles === null ? process.env : { ...process.env, REDISCLI_AUTH: roles.admin.password };

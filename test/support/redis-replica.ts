@@ -1,11 +1,8 @@
 import { execFile, spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import { freePort } from "./local-redis.js";
+import { ephemeralRedisArgs, freePort } from "./local-redis.js";
 
 /** A throwaway redis-server replicating a primary on 127.0.0.1 (no ACLs, no persistence). */
 export interface RedisReplica {
@@ -21,28 +18,9 @@ export interface RedisReplica {
 /** Starts `redis-server --replicaof` the primary and waits until the link is up. */
 export async function startRedisReplica(primaryPort: number): Promise<RedisReplica> {
   const port = await freePort();
-  const child = spawn(
-    "redis-server",
-    // The full sync writes an RDB file: into a directory of its own, not the cwd.
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      mkdtempSync(join(tmpdir(), "reviewbot-replica-")),
-      "--replicaof",
-      "127.0.0.1",
-      String(primaryPort),
-    ],
-    {
-      stdio: "ignore",
-    },
-  );
+  const child = spawn("redis-server", [...ephemeralRedisArgs(port), "--replicaof", "127.0.0.1", String(primaryPort)], {
+    stdio: "ignore",
+  });
   const command = async (...args: string[]): Promise<string> =>
     (await promisify(execFile)("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...args])).stdout.trim();
   for (let tries = 0; !(await command("INFO", "replication").catch(() => "")).includes("master_link_status:up"); tries++) {
