@@ -54,6 +54,7 @@ describe("the Redis variables", () => {
     ["a Sentinel name without Sentinels", { REDIS_URL: "redis://r", REDIS_SENTINEL_NAME: "m" }, /^REDIS_SENTINELS: is required/],
     ["a Sentinel password without Sentinels", { REDIS_URL: "redis://r", REDIS_SENTINEL_PASSWORD: "x" }, /^REDIS_SENTINELS: is required/],
     ["two users", { REDIS_URL: "redis://a@r", REDIS_USERNAME: "b" }, /^REDIS_USERNAME: the URL names a user already/],
+    ["a URL that does not parse", { REDIS_URL: "redis://[not-a-host" }, /^REDIS_URL: is not a valid URL/],
     ["a user without a server", { REDIS_USERNAME: "b" }, /^REDIS_URL: is required with REDIS_USERNAME/],
     ["a port out of range", { REDIS_SENTINELS: "s:70000", REDIS_SENTINEL_NAME: "m" }, /^REDIS_SENTINELS: entry 1 is not host:port/],
     ["a bare IPv6 address", { REDIS_SENTINELS: "::1:26379", REDIS_SENTINEL_NAME: "m" }, /^REDIS_SENTINELS: entry 1 is not host:port/],

@@ -109,6 +109,7 @@ function targetOrProblem(env: RedisEnv, required: boolean): RedisTarget | { vari
       if (username !== undefined) return { variable: "REDIS_URL", message: "is required with REDIS_USERNAME (or REDIS_SENTINELS)" };
       return required ? { variable: "REDIS_URL", message: "is required (or REDIS_SENTINELS with REDIS_SENTINEL_NAME)" } : undefined;
     }
+    if (!URL.canParse(url)) return { variable: "REDIS_URL", message: "is not a valid URL" };
     const parsed = new URL(url);
     if (username !== undefined && parsed.username !== "") return { variable: "REDIS_USERNAME", message: "the URL names a user already: set one or the other" };
     if (username !== undefined) parsed.username = username;
