@@ -21,7 +21,7 @@ export interface RedisConnectionOptions {
  * server a URL names or to the primary the Sentinels name. Behind Sentinels, ioredis asks them for
  * the primary on every (re)connection and listens for their `+switch-master`, so a failover is
  * followed without a restart; a command that meets a demoted primary (READONLY) reconnects and is
- * sent again, to the new one.
+ * sent again, to the new one (configured, not provoked by a test: the tested failover kills the primary).
  */
 export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): Redis {
   const common: RedisOptions = {
@@ -29,7 +29,6 @@ export function createRedisConnection(target: RedisTarget | string, options: Red
     maxRetriesPerRequest: options.blocking ? null : 1,
     enableOfflineQueue: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
     lazyConnect: false,
   };
   const resolved: RedisTarget = typeof target === "string" ? { kind: "url", url: target, password: options.password } : target;
@@ -43,6 +42,9 @@ export function createRedisConnection(target: RedisTarget | string, options: Red
     ...(resolved.password === undefined ? {} : { password: resolved.password }),
     ...(resolved.sentinelPassword === undefined ? {} : { sentinelPassword: resolved.sentinelPassword }),
     failoverDetector: true,
+    // Only behind Sentinels does a reconnection find another server: a URL naming a replica would
+    // reconnect and resend forever.
+    reconnectOnError: (err) => (err.message.startsWith("READONLY") ? 2 : false),
     sentinelRetryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
 }
