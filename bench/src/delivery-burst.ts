@@ -2,7 +2,7 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { percentile } from "./percentile.js";
 import { pullRequestDelivery } from "./pull-request-delivery.js";
 
@@ -14,7 +14,7 @@ export interface BurstTarget {
   /** The review queue, as the api's keyspace names it (paused while the burst is sent). */
   readonly queue: Queue;
   /** A connection to the fleet's Redis, for `INFO memory`. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** The api's local sink: one file per reviewed head, `<repository>/<pull>/<headSha>.json`. */
   readonly sinkDir: string;
 }
@@ -96,7 +96,7 @@ async function deliver(target: BurstTarget, number: number): Promise<{ status: n
   }
 }
 
-async function usedMemory(redis: Redis): Promise<number> {
+async function usedMemory(redis: RedisClient): Promise<number> {
   return Number(/used_memory:(\d+)/.exec(await redis.info("memory"))?.[1] ?? Number.NaN);
 }
 

@@ -174,7 +174,7 @@ export async function startApi(options: HarnessOptions = {}): Promise<ApiHarness
         botPullRequests: "never",
       },
       enqueueDeadlineMs: options.enqueueDeadlineMs ?? 3000,
-      replicas: options.replicas === undefined ? null : createReplicaQuorum(redis, options.replicas),
+      replicas: options.replicas === undefined ? null : createReplicaQuorum(redis, DEFAULT_KEYSPACE, options.replicas),
     },
     queues: { reviews, github },
     seal: SEAL,

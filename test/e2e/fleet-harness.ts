@@ -14,6 +14,7 @@ import { startApp, type AppProcess } from "../support/app-process.js";
 import { startGitHttpServer, type GitHttpServer } from "../support/git-http-server.js";
 import { generateTestAppKey, startGitHubStandIn, type GitHubStandIn } from "../support/github-stand-in.js";
 import { startLocalRedis, type LocalRedis } from "../support/local-redis.js";
+import { startRedisCluster, type RedisClusterSet } from "../support/redis-cluster.js";
 import { startRedisSentinelSet, type RedisSentinelSet } from "../support/redis-sentinel.js";
 import { reachableTempDir } from "../support/temp-dirs.js";
 import { sendWebhook } from "../support/webhook-client.js";
@@ -34,10 +35,12 @@ export const DASHBOARD_PASSWORD = randomBytes(12).toString("hex");
  * connections (`reviews`, `tasks`, `redis.url`) as the admin.
  */
 export interface Fleet {
-  /** The Redis server (with `redis: "sentinel"`, the first primary). */
+  /** The Redis server (with `redis: "sentinel"`, the first primary; with `redis: "cluster"`, the primary holding the keys). */
   readonly redis: LocalRedis;
   /** The Sentinel deployment the fleet reaches Redis through, with `redis: "sentinel"`. */
   readonly sentinel: RedisSentinelSet | null;
+  /** The Cluster the fleet reaches Redis through, with `redis: "cluster"`. */
+  readonly cluster: RedisClusterSet | null;
   readonly github: GitHubStandIn;
   readonly git: GitHttpServer;
   /** Directory served by the git server: `<gitRoot>/<owner>/<name>.git`. */
@@ -71,8 +74,11 @@ export interface FleetOptions {
   readonly engine?: FleetEngine;
   /** REVIEWBOT_REDIS_PREFIX of the api and the workers; Redis's ACL users and the suite's queues follow it. */
   readonly redisPrefix?: string;
-  /** One Redis server (the default), or a primary and a replica behind a Sentinel. */
-  readonly redis?: "single" | "sentinel";
+  /**
+   * One Redis server (the default), a primary and a replica behind a Sentinel, or a three-primary
+   * Cluster with a replica of the primary holding the keys (needs a `redisPrefix` with a hash tag).
+   */
+  readonly redis?: "single" | "sentinel" | "cluster";
 }
 
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
@@ -84,10 +90,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const keys = redisKeyspace(options.redisPrefix);
   const prefixEnv = options.redisPrefix === undefined ? {} : { REVIEWBOT_REDIS_PREFIX: options.redisPrefix };
   const sentinel = options.redis === "sentinel" ? await startRedisSentinelSet(join(root, "redis")) : null;
-  const redis = sentinel?.primary ?? (await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys }));
+  const cluster = options.redis === "cluster" ? await startRedisCluster(keys, { withReplica: true }) : null;
+  const redis = sentinel?.primary ?? cluster?.holder ?? (await startLocalRedis({ dataDir: join(root, "redis"), acl: true, keys }));
   const roles = redis.roles;
   if (roles === null) throw new Error("redis started without ACL users");
-  const roleTarget = (role: RedisRole): RedisTarget => sentinel?.target(role) ?? { kind: "url", url: roles[role].url, password: roles[role].password };
+  const roleTarget = (role: RedisRole): RedisTarget =>
+    sentinel?.target(role) ?? cluster?.target(role) ?? { kind: "url", url: roles[role].url, password: roles[role].password };
   const workersFile = join(root, "workers");
   writeFileSync(workersFile, WORKER_CREDENTIALS.map((credential) => registryLine(parseWorkerCredential(credential) ?? { name: "", secret: "" })).join("\n"));
   const key = generateTestAppKey();
@@ -171,7 +179,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     connection.disconnect();
     await git.close();
     await github.close();
-    await (sentinel ?? redis).stop();
+    await (sentinel ?? cluster ?? redis).stop();
     await engine.close();
     await rm(root, { recursive: true, force: true });
   };
@@ -185,6 +193,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   return {
     redis,
     sentinel,
+    cluster,
     github,
     git,
     gitRoot,

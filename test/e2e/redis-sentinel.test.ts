@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { RedisTarget } from "@reviewbot/queue/redis-target";
+import { redisAnswer } from "../support/redis-probe.js";
 import type { RedisSentinelSet } from "../support/redis-sentinel.js";
 import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostFindingPulls, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
@@ -40,21 +41,6 @@ async function deliverUntilAccepted(name: Name, statuses: number[]): Promise<voi
     `a delivery of ${name} to be accepted`,
     30_000,
   );
-}
-
-/** What `command` gets as `target`'s user: `ok: <reply>`, or the error's message. */
-async function answer(target: RedisTarget, command: readonly string[]): Promise<string> {
-  const connection = createRedisConnection(target, { name: "sentinel-probe", blocking: false });
-  connection.on("error", () => undefined);
-  try {
-    const [name = "", ...args] = command;
-    return await connection.call(name, ...args).then(
-      (reply) => `ok: ${String(reply)}`,
-      (err: unknown) => (err instanceof Error ? err.message : String(err)),
-    );
-  } finally {
-    connection.disconnect();
-  }
 }
 
 /** Whether a connection as `target` gets ready first, or an error (what the apps log). */
@@ -115,9 +101,9 @@ describe("Redis behind Sentinel", () => {
 
   it("keeps each role's ACL user on the promoted primary: every node loads the same users", async () => {
     await waitUntil(async () => (await sentinel.primaryPort()) === sentinel.replica.port, "the replica to be the primary", 30_000);
-    expect(await answer(sentinel.target("worker"), ["SET", "reviewbot:broker:slots", "x"])).toMatch(/NOPERM/);
+    expect(await redisAnswer(sentinel.target("worker"), ["SET", "reviewbot:broker:slots", "x"])).toMatch(/NOPERM/);
     // Negative control: the worker's user reaches its own keys there.
-    expect(await answer(sentinel.target("worker"), ["SET", `reviewbot:lease:${randomUUID()}`, "x", "PX", "1000"])).toBe("ok: OK");
+    expect(await redisAnswer(sentinel.target("worker"), ["SET", `reviewbot:lease:${randomUUID()}`, "x", "PX", "1000"])).toBe("ok: OK");
   });
 
   it("asks the Sentinels with their own password: a wrong one reaches nothing, and the error says why", async () => {

@@ -46,6 +46,12 @@ export interface LocalRedisOptions {
    * users: every node loads the same file), replicating as its admin.
    */
   readonly replicaOf?: LocalRedis;
+  /**
+   * Start as a Redis Cluster node (its bus on a port of its own, no slots yet: see
+   * support/redis-cluster.ts), with `rolesOf`'s ACL users and passwords when given; it replicates,
+   * once made a replica, as the admin.
+   */
+  readonly clusterNode?: { readonly rolesOf?: LocalRedis };
 }
 
 /**
@@ -65,18 +71,20 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
       ? ephemeralRedisArgs(port)
       : ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "yes", "--appendfsync", "always", "--dir", options.dataDir];
   const primary = options.replicaOf;
-  const roles = primary !== undefined ? (primary.roles === null ? null : aclRoles(port, primary.roles)) : options.acl === true ? aclRoles(port) : null;
+  const same = primary ?? options.clusterNode?.rolesOf;
+  const roles = same !== undefined ? (same.roles === null ? null : aclRoles(port, same.roles)) : options.acl === true ? aclRoles(port) : null;
   const aclArgs = roles === null ? [] : ["--aclfile", writeAclFile(roles, options.keys ?? DEFAULT_KEYSPACE)];
-  const replicaArgs =
-    primary === undefined
+  const replicates = primary !== undefined || options.clusterNode !== undefined;
+  const replicaArgs = [
+    ...(primary === undefined ? [] : ["--replicaof", "127.0.0.1", String(primary.port)]),
+    ...(roles === null || !replicates ? [] : ["--masteruser", REDIS_USERS.admin, "--masterauth", roles.admin.password]),
+  ];
+  // nodes.conf lands in the server's --dir.
+  const clusterArgs =
+    options.clusterNode === undefined
       ? []
-      : [
-          "--replicaof",
-          "127.0.0.1",
-          String(primary.port),
-          ...(roles === null ? [] : ["--masteruser", REDIS_USERS.admin, "--masterauth", roles.admin.password]),
-        ];
-  const args = [...serverArgs, "--maxmemory-policy", "noeviction", ...aclArgs, ...replicaArgs];
+      : ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port", String(await freePort()), "--cluster-node-timeout", "2000"];
+  const args = [...serverArgs, "--maxmemory-policy", "noeviction", ...aclArgs, ...replicaArgs, ...clusterArgs];
   // The admin's password reaches redis-cli through its environment, not its argv.
   const auth = roles === null ? [] : ["--user", REDIS_USERS.admin];
   const env = roles === null ? process.env : { ...process.env, REDISCLI_AUTH: roles.admin.password };
@@ -135,4 +143,12 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => probe.close(resolve));
   if (address === null || typeof address === "string") throw new Error("no TCP address");
   return address.port;
+}
+
+/** Polls `condition` (a throw counts as false) every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitForRedis(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await condition().catch(() => false));) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
 }

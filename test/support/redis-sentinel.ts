@@ -3,11 +3,10 @@ import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { REDIS_USERS, type RedisRole } from "@reviewbot/queue/redis-acl";
 import type { RedisTarget } from "@reviewbot/queue/redis-target";
-import { freePort, startLocalRedis, type LocalRedis } from "./local-redis.js";
+import { freePort, startLocalRedis, type LocalRedis, waitForRedis } from "./local-redis.js";
 
 export const PRIMARY_NAME = "reviewbot";
 
@@ -35,7 +34,7 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
   const replica = await startLocalRedis({ replicaOf: primary });
   const roles = primary.roles;
   if (roles === null) throw new Error("the primary started without ACL users");
-  await waitFor(async () => (await replica.command("INFO", "replication")).includes("master_link_status:up"), "the replica to sync");
+  await waitForRedis(async () => (await replica.command("INFO", "replication")).includes("master_link_status:up"), "the replica to sync");
   const sentinelPort = await freePort();
   const sentinelPassword = randomBytes(18).toString("hex");
   // Sentinel rewrites its configuration file: it gets a file of its own.
@@ -64,7 +63,7 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
     ).stdout.trim();
   const primaryPort = async (): Promise<number> => Number((await ask("SENTINEL", "get-master-addr-by-name", PRIMARY_NAME)).split("\n")[1]);
   // Ready once it has found the replica through the primary.
-  await waitFor(
+  await waitForRedis(
     async () => (await ask("SENTINEL", "replicas", PRIMARY_NAME).catch(() => "")).includes(String(replica.port)),
     "the Sentinel to see the replica",
   );
@@ -91,11 +90,4 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
       await primary.stop();
     },
   };
-}
-
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  for (const deadline = Date.now() + timeoutMs; !(await condition().catch(() => false));) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import { createLogger, type Logger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
   warnAboutDisabledParts(config, logger);
   const workers = buildWorkerRoutes(config, broker, { app, redis: redis.api, keys, scrubber, usage: createModelUsageMetrics(metrics.registry) });
   const appSlug = app === null || appId === null ? null : appSlugOf(app, appId);
-  const replicas = createReplicaQuorum(redis.api, { minReplicas: config.REVIEWBOT_REDIS_MIN_REPLICAS ?? null, waitMs: config.REVIEWBOT_REDIS_WAIT_MS });
+  const replicas = createReplicaQuorum(redis.api, keys, { minReplicas: config.REVIEWBOT_REDIS_MIN_REPLICAS ?? null, waitMs: config.REVIEWBOT_REDIS_WAIT_MS });
   const api = buildHttpApp(config, { queues, seal, redis: redis.api, keys, metrics, logger, scrubber, workers, appSlug, replicas });
   const server = await listen(api, config);
   const redelivery = startRedeliverySweep(config, { app, redis: redis.api, keys, registry: metrics.registry, logger });
@@ -71,7 +71,7 @@ function createRootLogger(config: ApiConfig): { logger: Logger; scrubber: Secret
   return { logger: createLogger({ name: "reviewbot-api", level: config.REVIEWBOT_LOG_LEVEL, scrubber }), scrubber };
 }
 
-function openQueues(connection: Redis, keys: RedisKeyspace): { reviews: Queue; github: Queue } {
+function openQueues(connection: RedisClient, keys: RedisKeyspace): { reviews: Queue; github: Queue } {
   return { reviews: new Queue(REVIEW_QUEUE, { connection, prefix: keys.bull }), github: new Queue(GITHUB_QUEUE, { connection, prefix: keys.bull }) };
 }
 

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import type { CloneCache } from "@reviewbot/overlay/clone-cache";
 import type { OperatorPolicy } from "@reviewbot/policy/operator-policy";
@@ -15,7 +15,7 @@ import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 /** What the review processor runs with, built once in `main.ts`. */
 export interface ProcessDependencies {
   /** A non-blocking command connection (PR leases, PR state): the worker's Redis user reaches nothing else of ours. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   /** Where the queue's keys and ours live (REVIEWBOT_REDIS_PREFIX). */
   readonly keys: RedisKeyspace;
   /** The api's worker routes: claim a job, report how it ended. */

@@ -1,5 +1,5 @@
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 
 /** What reviewbot remembers about the check run of one review job, shared by every api process. */
 export interface CheckRunState {
@@ -17,7 +17,7 @@ export function checkRunStateKey(keys: RedisKeyspace, repositoryId: number, revi
 }
 
 /** Reads the state hash; a missing hash is the empty state. */
-export async function readCheckRunState(redis: Redis, key: string): Promise<CheckRunState> {
+export async function readCheckRunState(redis: RedisClient, key: string): Promise<CheckRunState> {
   const hash = await redis.hgetall(key);
   const id = Number(hash.id);
   return {
@@ -28,6 +28,6 @@ export async function readCheckRunState(redis: Redis, key: string): Promise<Chec
 }
 
 /** Writes some fields of the state hash and renews its expiry. */
-export async function writeCheckRunState(redis: Redis, key: string, fields: Record<string, string | number>): Promise<void> {
+export async function writeCheckRunState(redis: RedisClient, key: string, fields: Record<string, string | number>): Promise<void> {
   await redis.multi().hset(key, fields).expire(key, STATE_TTL_SECONDS).exec();
 }

@@ -1,6 +1,6 @@
 import type { Octokit } from "@octokit/core";
 import type { Logger } from "@reviewbot/core/logger";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { z } from "zod";
 import { isTrustedCollaborator } from "./collaborator-trust.js";
@@ -11,7 +11,7 @@ import type { ReviewMemory } from "./review-memory.js";
 
 export interface DismissalsOfPull {
   readonly octokit: Octokit;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly owner: string;
   readonly repo: string;

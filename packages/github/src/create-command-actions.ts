@@ -1,6 +1,6 @@
 import type { Logger } from "@reviewbot/core/logger";
 import type { CommandTask } from "@reviewbot/contracts/github-task";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { appSlugOf } from "./app-identity.js";
 import type { GitHubApp } from "./create-github-app.js";
@@ -23,7 +23,7 @@ export interface CommandActions {
 export function createCommandActions(deps: {
   readonly app: GitHubApp;
   readonly appId: number;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
 }): CommandActions {
   const slugOf = appSlugOf(deps.app, deps.appId);

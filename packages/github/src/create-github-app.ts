@@ -4,7 +4,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { createRedisTokenCache } from "./create-redis-token-cache.js";
 import { requestHooksPlugin } from "./request-hooks-plugin.js";
@@ -17,7 +17,7 @@ export interface GitHubAppOptions {
   readonly privateKey: string;
   /** GITHUB_API_URL: https://api.github.com, a GHES `/api/v3` URL, or a test stand-in. */
   readonly baseUrl: string;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;

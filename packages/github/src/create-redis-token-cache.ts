@@ -1,7 +1,7 @@
 import { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 
 /** The cache interface `@octokit/auth-app` accepts (its `cache` option). */
 export interface TokenCache {
@@ -10,7 +10,7 @@ export interface TokenCache {
 }
 
 export interface RedisTokenCacheOptions {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   /** Key material only the publisher holds (the App private key); never stored. */

@@ -1,5 +1,5 @@
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 
 /** The most dismissed fingerprints kept per PR; past it the oldest dismissals are forgotten. */
 export const MAX_DISMISSED = 5000;
@@ -23,7 +23,7 @@ export function dismissedKey(keys: RedisKeyspace, repositoryId: number, pullNumb
  * transaction. Anything but a fingerprint is refused: only the api's own fingerprints go in.
  */
 export async function dismissFindings(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   repositoryId: number,
   pullNumber: number,
@@ -43,7 +43,7 @@ export async function dismissFindings(
 }
 
 /** The PR's dismissed fingerprints (empty when none); a member that is not a fingerprint is skipped. */
-export async function dismissedFingerprints(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReadonlySet<string>> {
+export async function dismissedFingerprints(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReadonlySet<string>> {
   const members = await redis.zrange(dismissedKey(keys, repositoryId, pullNumber), 0, -1);
   return new Set(members.filter((member) => FINGERPRINT.test(member)));
 }

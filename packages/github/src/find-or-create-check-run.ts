@@ -1,6 +1,6 @@
 import type { Octokit } from "@octokit/core";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { checkRunStateKey, readCheckRunState, writeCheckRunState, type CheckRunState } from "./check-run-state.js";
 import { withRedisLock } from "./with-redis-lock.js";
 
@@ -8,7 +8,7 @@ export const CHECK_RUN_NAME = "reviewbot";
 
 export interface CheckRunTarget {
   readonly octokit: Octokit;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly appId: number;
   readonly repositoryId: number;

@@ -5,7 +5,7 @@ import type { PublishedReport } from "@reviewbot/contracts/published-report";
 import type { Severity } from "@reviewbot/contracts/severity";
 import { TRUSTED_ASSOCIATIONS } from "@reviewbot/contracts/trusted-associations";
 import type { ReviewSink } from "@reviewbot/queue/review-sink";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { amendCheckRun } from "./amend-check-run.js";
 import { appIdentityOf } from "./app-identity.js";
@@ -25,7 +25,7 @@ import { withoutDismissed } from "./without-dismissed.js";
 export interface GitHubSinkDeps {
   readonly app: GitHubApp;
   readonly appId: number;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly logger: Logger;
   readonly scrubber: SecretScrubber;

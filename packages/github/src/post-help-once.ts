@@ -1,5 +1,5 @@
 import type { Octokit } from "@octokit/core";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { PR_COMMANDS } from "@reviewbot/contracts/pr-command";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { postOnce } from "./post-once.js";
@@ -21,14 +21,14 @@ export function renderCommandHelp(slug: string): string {
 
 /**
  * Replies with the command list to the comment that asked (`help`, or a command we do not know),
- * once per comment: Redis remembers the reply's id for the comment's id ({@link postOnce}), so a
+ * once per comment: RedisClient remembers the reply's id for the comment's id ({@link postOnce}), so a
  * redelivered or retried command does not reply twice. A comment on the PR gets a PR comment; a
  * reply in one of our threads is answered in that thread. Returns the reply's id; null when GitHub
  * refused it for good (the thread or PR is gone).
  */
 export async function postHelpOnce(
   octokit: Octokit,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   target: CommentPlace & { readonly repositoryId: number; readonly pullNumber: number; readonly slug: string },
 ): Promise<number | null> {

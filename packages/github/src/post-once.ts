@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { withRedisLock } from "./with-redis-lock.js";
 
 const POSTED_TTL_SECONDS = 30 * 24 * 3600;
@@ -10,7 +10,7 @@ const POSTED_TTL_SECONDS = 30 * 24 * 3600;
  * or found there), or 0 when GitHub refused it for good; that comes back as null.
  */
 export async function postOnce(
-  redis: Redis,
+  redis: RedisClient,
   keys: { readonly postedKey: string; readonly lockKey: string },
   post: () => Promise<number>,
 ): Promise<number | null> {

@@ -2,14 +2,14 @@ import type { Octokit } from "@octokit/core";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { isOurAuthor, type AppIdentity, type ListedAuthor } from "./app-identity.js";
 import { reviewMarker, type RenderedReview, type ReviewPart } from "./render-review-comments.js";
 import { postOnce } from "./post-once.js";
 
 export interface ReviewTarget {
   readonly octokit: Octokit;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly repositoryId: number;
   readonly owner: string;

@@ -1,11 +1,11 @@
 import type { Octokit } from "@octokit/core";
 import type { OctokitOptions } from "@octokit/core/types";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { takePaceSlot } from "./take-pace-slot.js";
 
 export interface RequestHooks {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   /** Minimum spacing of content-creating requests per installation, across processes. */
   readonly paceMs: number;

@@ -2,7 +2,7 @@ import { CommitSha } from "@reviewbot/contracts/commit-sha";
 import { PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import { WitnessChain } from "@reviewbot/contracts/model-witness";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { z } from "zod";
 import { withRedisLock } from "./with-redis-lock.js";
 
@@ -46,14 +46,20 @@ export function reviewMemoryKey(keys: RedisKeyspace, repositoryId: number, pullN
 }
 
 /** The PR's memory; empty when there is none, and when what is stored does not read as one (it is then rebuilt). */
-export async function readReviewMemory(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReviewMemory> {
+export async function readReviewMemory(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<ReviewMemory> {
   const stored = await redis.get(reviewMemoryKey(keys, repositoryId, pullNumber));
   if (stored === null) return EMPTY;
   const parsed = ReviewMemory.safeParse(safeJson(stored));
   return parsed.success ? parsed.data : EMPTY;
 }
 
-export async function writeReviewMemory(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number, memory: ReviewMemory): Promise<void> {
+export async function writeReviewMemory(
+  redis: RedisClient,
+  keys: RedisKeyspace,
+  repositoryId: number,
+  pullNumber: number,
+  memory: ReviewMemory,
+): Promise<void> {
   const comments = memory.comments.slice(-MAX_REMEMBERED_COMMENTS);
   await redis.set(reviewMemoryKey(keys, repositoryId, pullNumber), JSON.stringify(ReviewMemory.parse({ ...memory, comments })), "EX", TTL_SECONDS);
 }
@@ -63,7 +69,7 @@ export async function writeReviewMemory(redis: Redis, keys: RedisKeyspace, repos
  * processes never interleave a read and a write of it). Returns what was written.
  */
 export async function updateReviewMemory(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   repositoryId: number,
   pullNumber: number,

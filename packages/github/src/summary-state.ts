@@ -1,7 +1,7 @@
 import { CommitSha } from "@reviewbot/contracts/commit-sha";
 import { PublishedReport } from "@reviewbot/contracts/published-report";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { z } from "zod";
 
 /**
@@ -26,7 +26,7 @@ export function summaryKey(keys: RedisKeyspace, repositoryId: number, pullNumber
 }
 
 /** The PR's summary state; null when there is none or what is stored does not read as one. */
-export async function readSummaryState(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<SummaryState | null> {
+export async function readSummaryState(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<SummaryState | null> {
   const stored = await redis.get(summaryKey(keys, repositoryId, pullNumber, "state"));
   if (stored === null) return null;
   try {
@@ -37,6 +37,6 @@ export async function readSummaryState(redis: Redis, keys: RedisKeyspace, reposi
   }
 }
 
-export async function writeSummaryState(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number, state: SummaryState): Promise<void> {
+export async function writeSummaryState(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number, state: SummaryState): Promise<void> {
   await redis.set(summaryKey(keys, repositoryId, pullNumber, "state"), JSON.stringify(SummaryState.parse(state)), "EX", TTL_SECONDS);
 }

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 
 /**
  * Waits for this installation's content-creation slot, shared by every process through Redis:
@@ -9,7 +9,7 @@ import type { Redis } from "ioredis";
  * slot is a key set with `NX` that expires after `paceMs`; a caller that loses waits for the key's
  * remaining lifetime and tries again. Returns how long it waited.
  */
-export async function takePaceSlot(redis: Redis, keys: RedisKeyspace, installationId: number, paceMs: number): Promise<number> {
+export async function takePaceSlot(redis: RedisClient, keys: RedisKeyspace, installationId: number, paceMs: number): Promise<number> {
   if (paceMs <= 0) return 0;
   const key = `${keys.ours}:pace:${installationId}`;
   const started = Date.now();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { AppError } from "@reviewbot/core/errors";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 
 export interface RedisLockOptions {
   /** The lock expires after this long, so a crashed holder cannot block others for good. */
@@ -18,7 +18,7 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call
  * process: used where two api processes must not both create something on GitHub (a check run,
  * a review). Fails with `GITHUB_API_FAILED` (retryable) when the lock stays taken.
  */
-export async function withRedisLock<T>(redis: Redis, key: string, options: RedisLockOptions, task: () => Promise<T>): Promise<T> {
+export async function withRedisLock<T>(redis: RedisClient, key: string, options: RedisLockOptions, task: () => Promise<T>): Promise<T> {
   const token = randomUUID();
   const deadline = Date.now() + options.waitMs;
   while ((await redis.set(key, token, "PX", options.ttlMs, "NX")) !== "OK") {

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 
 /** Pub/sub channel on which the API asks every worker host to cancel a running review. */
@@ -10,7 +10,7 @@ function cancelChannel(keys: RedisKeyspace): string {
  * Asks whichever worker runs `jobId` to cancel it. Pub/sub is fire-and-forget: a worker that misses
  * the message still finds the job superseded when it checks the PR's latest head before publishing.
  */
-export async function requestCancel(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<void> {
+export async function requestCancel(redis: RedisClient, keys: RedisKeyspace, jobId: string): Promise<void> {
   await redis.publish(cancelChannel(keys), jobId);
 }
 
@@ -18,7 +18,7 @@ export async function requestCancel(redis: Redis, keys: RedisKeyspace, jobId: st
  * Calls `onCancel(jobId)` for every cancel request. `subscriber` must be a connection of its own
  * (a subscribed ioredis connection can run no other command). Returns the unsubscribe function.
  */
-export async function subscribeCancels(subscriber: Redis, keys: RedisKeyspace, onCancel: (jobId: string) => void): Promise<() => Promise<void>> {
+export async function subscribeCancels(subscriber: RedisClient, keys: RedisKeyspace, onCancel: (jobId: string) => void): Promise<() => Promise<void>> {
   const channelName = cancelChannel(keys);
   const listener = (channel: string, message: string): void => {
     if (channel === channelName) onCancel(message);

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import { MAX_AI_ATTEMPTS, ReviewJob } from "@reviewbot/contracts/review-job";
 import { joinShare } from "./fair-share.js";
 import { openLiveJob } from "./live-job-record.js";
@@ -17,7 +17,7 @@ import { REVIEW_JOB_OPTIONS, reviewJobId } from "./review-queue.js";
  */
 export async function enqueueAiRetry(
   queue: Queue,
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   seal: QueueSeal,
   review: ReviewJob,

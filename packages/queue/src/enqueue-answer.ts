@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { AppError } from "@reviewbot/core/errors";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import { joinShare, sharePriority } from "./fair-share.js";
 import { openLiveJob } from "./live-job-record.js";
 import type { QueueSeal } from "./queue-seal.js";
@@ -14,7 +14,13 @@ import { ReviewJob } from "@reviewbot/contracts/review-job";
  * records no head, supersedes nothing and is superseded by nothing (a push does not make a
  * question go unanswered).
  */
-export async function enqueueAnswer(queue: Queue, redis: Redis, keys: RedisKeyspace, seal: QueueSeal, input: ReviewJob): Promise<{ readonly jobId: string }> {
+export async function enqueueAnswer(
+  queue: Queue,
+  redis: RedisClient,
+  keys: RedisKeyspace,
+  seal: QueueSeal,
+  input: ReviewJob,
+): Promise<{ readonly jobId: string }> {
   const job = ReviewJob.parse(input);
   if (job.reply === null) throw new AppError("JOB_INVALID", "an answer job needs the reply it answers");
   const jobId = reviewJobId(job);

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import { requestCancel } from "./cancel-channel.js";
 import { joinShare, releaseShare, sharePriority } from "./fair-share.js";
 import { endLiveJobs, openLiveJob } from "./live-job-record.js";
@@ -34,7 +34,7 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
  * The job is sealed, and recorded as live: the api acts on no queued job it did not write
  * ({@link QueueSeal}), nor on one it removed or saw end ({@link openLiveJob}).
  */
-export async function enqueueReview(queue: Queue, redis: Redis, keys: RedisKeyspace, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
+export async function enqueueReview(queue: Queue, redis: RedisClient, keys: RedisKeyspace, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
   const head = await recordLatestHead(redis, keys, job, jobId);
@@ -53,7 +53,7 @@ export async function enqueueReview(queue: Queue, redis: Redis, keys: RedisKeysp
 
 // The PR's earlier jobs are looked at without BullMQ's job parser: a worker's Redis user can write
 // their hashes (readQueuedJobData), and what is decided here needs only their state and head.
-async function removeIfWaiting(queue: Queue, redis: Redis, keys: RedisKeyspace, jobId: string, job: ReviewJob): Promise<string | null> {
+async function removeIfWaiting(queue: Queue, redis: RedisClient, keys: RedisKeyspace, jobId: string, job: ReviewJob): Promise<string | null> {
   if (!WAITING_STATES.has(await queue.getJobState(jobId))) return null;
   // A worker may lock it between getJobState and remove; it then sees the newer head and stops.
   const removed = await queue.remove(jobId).then(
@@ -68,7 +68,7 @@ async function removeIfWaiting(queue: Queue, redis: Redis, keys: RedisKeyspace, 
 }
 
 /** Cancels the run holding the PR's lease unless it is the api's own job for this very head. */
-async function cancelOlderRun(queue: Queue, redis: Redis, keys: RedisKeyspace, seal: QueueSeal, job: ReviewJob, jobId: string): Promise<string | null> {
+async function cancelOlderRun(queue: Queue, redis: RedisClient, keys: RedisKeyspace, seal: QueueSeal, job: ReviewJob, jobId: string): Promise<string | null> {
   const holder = await PullRequestLease.holder(redis, keys, job);
   if (holder === null || holder === jobId) return null;
   const running = await readQueuedJobData(redis, queue, holder);

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import { endLiveJobs } from "./live-job-record.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 
@@ -16,7 +16,7 @@ function shareKey(keys: RedisKeyspace, installationId: number): string {
  * waiting job of every installation runs before the second of any, so one installation opening
  * hundreds of PRs queues behind its own backlog, not in front of everyone else's.
  */
-export async function sharePriority(redis: Redis, keys: RedisKeyspace, installationId: number): Promise<number> {
+export async function sharePriority(redis: RedisClient, keys: RedisKeyspace, installationId: number): Promise<number> {
   return Math.min((await redis.scard(shareKey(keys, installationId))) + 1, MAX_PRIORITY);
 }
 
@@ -24,12 +24,12 @@ export async function sharePriority(redis: Redis, keys: RedisKeyspace, installat
  * Counts the job as outstanding once it is in the queue (after the add, so a crash in between
  * leaves nothing counted that will never be released). Idempotent.
  */
-export async function joinShare(redis: Redis, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
+export async function joinShare(redis: RedisClient, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
   await redis.sadd(shareKey(keys, installationId), jobId);
 }
 
 /** The job left the queue (finished, failed for good, or superseded): it no longer counts. */
-export async function releaseShare(redis: Redis, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
+export async function releaseShare(redis: RedisClient, keys: RedisKeyspace, installationId: number, jobId: string): Promise<void> {
   await redis.srem(shareKey(keys, installationId), jobId);
 }
 
@@ -55,7 +55,7 @@ export function newShareSweepCursor(): ShareSweepCursor {
  * cover every set; `redis` must be allowed to SCAN and to read the queue's keys (the api's user).
  */
 export async function sweepShares(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   queue: Queue,
   cursor: ShareSweepCursor,
@@ -91,7 +91,7 @@ export async function sweepShares(
   return { checked, released };
 }
 
-async function endedJobs(redis: Redis, queue: Queue, jobIds: readonly string[]): Promise<string[]> {
+async function endedJobs(redis: RedisClient, queue: Queue, jobIds: readonly string[]): Promise<string[]> {
   if (jobIds.length === 0) return [];
   const pipeline = redis.pipeline();
   for (const jobId of jobIds) {

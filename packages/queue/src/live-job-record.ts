@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { ReviewJob } from "@reviewbot/contracts/review-job";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 import { REVIEW_JOB_MAX_AGE_MS } from "./review-queue.js";
@@ -13,13 +13,13 @@ import { REVIEW_JOB_MAX_AGE_MS } from "./review-queue.js";
  * It says why the job exists (`trigger`): a `/review` command or a re-run is the api's own decision
  * to review a head again, recorded as such.
  */
-export async function openLiveJob(redis: Redis, keys: RedisKeyspace, jobId: string, job: Pick<ReviewJob, "trigger">): Promise<void> {
+export async function openLiveJob(redis: RedisClient, keys: RedisKeyspace, jobId: string, job: Pick<ReviewJob, "trigger">): Promise<void> {
   const key = liveJobKey(keys, jobId);
   await redis.multi().hset(key, "trigger", job.trigger).pexpire(key, REVIEW_JOB_MAX_AGE_MS).exec();
 }
 
 /** Ends the record of each job: nothing the api acts for any more. Idempotent. */
-export async function endLiveJobs(redis: Redis, keys: RedisKeyspace, jobIds: readonly string[]): Promise<void> {
+export async function endLiveJobs(redis: RedisClient, keys: RedisKeyspace, jobIds: readonly string[]): Promise<void> {
   if (jobIds.length > 0) await redis.del(...jobIds.map((jobId) => liveJobKey(keys, jobId)));
 }
 

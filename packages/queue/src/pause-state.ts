@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 
 /**
@@ -14,12 +14,12 @@ function pauseKey(keys: RedisKeyspace, repositoryId: number, pullNumber: number)
 const PAUSE_TTL_SECONDS = 180 * 24 * 3600;
 
 /** Whether the automatic review of pushes to the PR is paused (the summary and the webhook ask). */
-export async function isPaused(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<boolean> {
+export async function isPaused(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number): Promise<boolean> {
   return (await redis.exists(pauseKey(keys, repositoryId, pullNumber))) === 1;
 }
 
 /** Pauses (`true`) or resumes (`false`) the PR's automatic reviews; idempotent either way. */
-export async function setPaused(redis: Redis, keys: RedisKeyspace, repositoryId: number, pullNumber: number, paused: boolean): Promise<void> {
+export async function setPaused(redis: RedisClient, keys: RedisKeyspace, repositoryId: number, pullNumber: number, paused: boolean): Promise<void> {
   if (paused) await redis.set(pauseKey(keys, repositoryId, pullNumber), "1", "EX", PAUSE_TTL_SECONDS);
   else await redis.del(pauseKey(keys, repositoryId, pullNumber));
 }

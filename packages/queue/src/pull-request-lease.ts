@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 import { pullRequestKey, type ReviewJob } from "@reviewbot/contracts/review-job";
 
@@ -14,17 +14,17 @@ const RELEASE_SCRIPT = `if redis.call('GET', KEYS[1]) == ARGV[1] then return red
  */
 export class PullRequestLease {
   /** The job id currently reviewing the PR on some host, or null. */
-  static async holder(redis: Redis, keys: RedisKeyspace, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): Promise<string | null> {
+  static async holder(redis: RedisClient, keys: RedisKeyspace, pr: Pick<ReviewJob, "repositoryId" | "pullNumber">): Promise<string | null> {
     return redis.get(leaseKey(keys, pr));
   }
 
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #key: string;
   readonly #holder: string;
   readonly #ttlMs: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(redis: Redis, keys: RedisKeyspace, job: Pick<ReviewJob, "repositoryId" | "pullNumber">, holder: string, ttlMs: number) {
+  constructor(redis: RedisClient, keys: RedisKeyspace, job: Pick<ReviewJob, "repositoryId" | "pullNumber">, holder: string, ttlMs: number) {
     this.#redis = redis;
     this.#key = leaseKey(keys, job);
     this.#holder = holder;

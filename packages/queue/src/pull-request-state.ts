@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 import { pullRequestKey, type ReviewJob } from "@reviewbot/contracts/review-job";
 
@@ -53,7 +53,7 @@ const STATE_TTL_MS = 30 * 24 * 3600 * 1000;
  * Records `job.headSha` as the PR's newest head and `jobId` as the job reviewing it, unless the
  * ordering rule above finds the head older than the recorded one. Atomic in Redis.
  */
-export async function recordLatestHead(redis: Redis, keys: RedisKeyspace, job: ReviewJob, jobId: string): Promise<HeadRecord> {
+export async function recordLatestHead(redis: RedisClient, keys: RedisKeyspace, job: ReviewJob, jobId: string): Promise<HeadRecord> {
   const at = Date.parse(job.pullUpdatedAt);
   const reply = (await redis.eval(RECORD_SCRIPT, 1, stateKey(keys, job), job.headSha, at, jobId, STATE_TTL_MS, job.headFrom)) as string[];
   const [kind, value = "", detail] = reply;
@@ -65,12 +65,12 @@ export async function recordLatestHead(redis: Redis, keys: RedisKeyspace, job: R
  * True when a newer head of the same PR has been recorded since `job` was enqueued: its review is
  * outdated and must not run or publish. A PR with no record (expired) is not superseded.
  */
-export async function isSuperseded(redis: Redis, keys: RedisKeyspace, job: ReviewJob): Promise<boolean> {
+export async function isSuperseded(redis: RedisClient, keys: RedisKeyspace, job: ReviewJob): Promise<boolean> {
   const head = await redis.hget(stateKey(keys, job), "head");
   return head !== null && head !== job.headSha;
 }
 
 /** The newest head recorded for the PR, for messages ("superseded by …"). */
-export async function latestHead(redis: Redis, keys: RedisKeyspace, pr: PullRequestRef): Promise<string | null> {
+export async function latestHead(redis: RedisClient, keys: RedisKeyspace, pr: PullRequestRef): Promise<string | null> {
   return redis.hget(stateKey(keys, pr), "head");
 }

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import { AppError } from "@reviewbot/core/errors";
 import type { QueueSeal } from "./queue-seal.js";
 import { parseReviewJob, type ReviewJob } from "@reviewbot/contracts/review-job";
@@ -33,7 +33,7 @@ export type QueuedJobData =
  * the job's hash, so the field is measured before it is read ({@link MAX_SEALED_JOB_BYTES}), and
  * nothing else of the hash is parsed.
  */
-export async function readQueuedJobData(redis: Redis, reviews: Queue, jobId: string): Promise<QueuedJobData> {
+export async function readQueuedJobData(redis: RedisClient, reviews: Queue, jobId: string): Promise<QueuedJobData> {
   const [state, value] = (await redis.eval(READ_SCRIPT, 1, reviews.toKey(jobId), MAX_SEALED_JOB_BYTES)) as [string, string];
   if (state === "none") return { kind: "none" };
   if (state === "oversized") return { kind: "oversized", bytes: Number(value) };

@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
+import type { RedisClient } from "./redis-client.js";
 import type { RedisTarget } from "./redis-target.js";
 
 export interface RedisConnectionOptions {
@@ -18,12 +19,16 @@ export interface RedisConnectionOptions {
 
 /**
  * One ioredis connection configured the way BullMQ and our request paths each need it, to the
- * server a URL names or to the primary the Sentinels name. Behind Sentinels, ioredis asks them for
- * the primary on every (re)connection and listens for their `+switch-master`, so a failover is
- * followed without a restart; a command that meets a demoted primary (READONLY) reconnects and is
- * sent again, to the new one (configured, not provoked by a test: the tested failover kills the primary).
+ * server a URL names, to the primary the Sentinels name, or to a Cluster. Behind Sentinels, ioredis
+ * asks them for the primary on every (re)connection and listens for their `+switch-master`, so a
+ * failover is followed without a restart; a command that meets a demoted primary (READONLY)
+ * reconnects and is sent again, to the new one (configured, not provoked by a test: the tested
+ * failover kills the primary). A Cluster connection follows MOVED and ASK redirections and re-reads
+ * the slots after a failover (CLUSTERDOWN, TRYAGAIN are retried).
  */
-export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): Redis {
+export function createRedisConnection(target: string, options: RedisConnectionOptions): Redis;
+export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): RedisClient;
+export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): RedisClient {
   const common: RedisOptions = {
     connectionName: `reviewbot-${options.name}`,
     maxRetriesPerRequest: options.blocking ? null : 1,
@@ -33,6 +38,24 @@ export function createRedisConnection(target: RedisTarget | string, options: Red
   };
   const resolved: RedisTarget = typeof target === "string" ? { kind: "url", url: target, password: options.password } : target;
   if (resolved.kind === "url") return new Redis(withPassword(resolved.url, resolved.password), common);
+  if (resolved.kind === "cluster") {
+    const { maxRetriesPerRequest, enableOfflineQueue, retryStrategy, ...perNode } = common;
+    return new Cluster(
+      resolved.nodes.map(({ host, port }) => ({ host, port })),
+      {
+        redisOptions: {
+          ...perNode,
+          maxRetriesPerRequest,
+          ...(resolved.username === undefined ? {} : { username: resolved.username }),
+          ...(resolved.password === undefined ? {} : { password: resolved.password }),
+        },
+        enableOfflineQueue,
+        clusterRetryStrategy: retryStrategy,
+        retryDelayOnFailover: 200,
+        retryDelayOnClusterDown: 200,
+      },
+    );
+  }
   return new Redis({
     ...common,
     sentinels: resolved.sentinels.map(({ host, port }) => ({ host, port })),

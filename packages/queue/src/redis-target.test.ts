@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { REDIS_KEYSPACE_ENV_FIELDS } from "./redis-keyspace.js";
 import { describeRedisTarget, REDIS_ENV_FIELDS, redisSecrets, redisTargetEnv, redisTargetOf } from "./redis-target.js";
 
 /** The target an environment names, or the first issue as `VARIABLE: message`. */
 function targetOf(env: Record<string, string>, required = true): unknown {
   const schema = z
-    .object(REDIS_ENV_FIELDS)
+    .object({ ...REDIS_ENV_FIELDS, ...REDIS_KEYSPACE_ENV_FIELDS })
     .strict()
     .transform((fields, ctx) => redisTargetOf(fields, ctx, required));
   const parsed = schema.safeParse(env);
@@ -43,12 +44,36 @@ describe("the Redis variables", () => {
     });
   });
 
+  it("name a Cluster through some of its nodes, whose keys share the prefix's hash tag", () => {
+    expect(targetOf({ REDIS_CLUSTER_NODES: "n1, n2:7001", REDIS_USERNAME: "reviewbot-api", REDIS_PASSWORD: "pw", REVIEWBOT_REDIS_PREFIX: "{rb}" })).toEqual({
+      kind: "cluster",
+      nodes: [
+        { host: "n1", port: 6379 },
+        { host: "n2", port: 7001 },
+      ],
+      username: "reviewbot-api",
+      password: "pw",
+    });
+  });
+
   it.each([
     [
       "both a URL and Sentinels",
       { REDIS_URL: "redis://r", REDIS_SENTINELS: "s:26379", REDIS_SENTINEL_NAME: "m" },
-      /^REDIS_URL: set REDIS_URL or REDIS_SENTINELS, not both/,
+      /^REDIS_URL: set one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES, not REDIS_URL and REDIS_SENTINELS/,
     ],
+    [
+      "both Sentinels and a Cluster",
+      { REDIS_SENTINELS: "s", REDIS_SENTINEL_NAME: "m", REDIS_CLUSTER_NODES: "n", REVIEWBOT_REDIS_PREFIX: "{rb}" },
+      /^REDIS_SENTINELS: set one of .*not REDIS_SENTINELS and REDIS_CLUSTER_NODES/,
+    ],
+    ["a Cluster without a prefix", { REDIS_CLUSTER_NODES: "n" }, /^REVIEWBOT_REDIS_PREFIX: must open with a hash tag/],
+    [
+      "a Cluster under a prefix without a hash tag",
+      { REDIS_CLUSTER_NODES: "n", REVIEWBOT_REDIS_PREFIX: "rb" },
+      /^REVIEWBOT_REDIS_PREFIX: must open with a hash tag/,
+    ],
+    ["a Cluster node that is a URL", { REDIS_CLUSTER_NODES: "redis://n:1", REVIEWBOT_REDIS_PREFIX: "{rb}" }, /^REDIS_CLUSTER_NODES: entry 1 is not host:port/],
     ["neither", {}, /^REDIS_URL: is required \(or REDIS_SENTINELS/],
     ["Sentinels without the primary's name", { REDIS_SENTINELS: "s:26379" }, /^REDIS_SENTINEL_NAME: is required/],
     ["a Sentinel name without Sentinels", { REDIS_URL: "redis://r", REDIS_SENTINEL_NAME: "m" }, /^REDIS_SENTINELS: is required/],
@@ -78,8 +103,9 @@ describe("the Redis variables", () => {
     for (const env of [
       { REDIS_URL: "redis://reviewbot-api@r:6379", REDIS_PASSWORD: "pw" },
       { REDIS_SENTINELS: "s1:26379,[::1]:26380", REDIS_SENTINEL_NAME: "m", REDIS_USERNAME: "u", REDIS_PASSWORD: "pw", REDIS_SENTINEL_PASSWORD: "spw" },
+      { REDIS_CLUSTER_NODES: "n1:6379,[::1]:7000", REDIS_USERNAME: "u", REDIS_PASSWORD: "pw" },
     ]) {
-      const target = targetOf(env) as Parameters<typeof redisTargetEnv>[0];
+      const target = targetOf({ ...env, REVIEWBOT_REDIS_PREFIX: "{rb}" }) as Parameters<typeof redisTargetEnv>[0];
       expect(redisTargetEnv(target)).toEqual(env);
       const described = describeRedisTarget(target);
       for (const secret of redisSecrets(target)) expect(described).not.toContain(secret);

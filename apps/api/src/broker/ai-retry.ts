@@ -1,6 +1,6 @@
 import { witnessOfReview } from "./job-witness.js";
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import { enqueueAiRetry } from "@reviewbot/queue/enqueue-ai-retry";
 import { enqueueGitHubTask } from "@reviewbot/queue/github-task-queue";
@@ -21,7 +21,7 @@ export interface AiRetrySettings {
 }
 
 export interface AiRetryDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly github: Queue;

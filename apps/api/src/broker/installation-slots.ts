@@ -1,12 +1,12 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { claimKey, outcomeKey } from "./job-authority.js";
 
 export interface InstallationSlotsOptions {
   /** The api's own connection: the slots are api-only keys a worker's Redis user cannot reach. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   /** Reviews one installation may run at once (REVIEWBOT_INSTALLATION_CONCURRENCY). */

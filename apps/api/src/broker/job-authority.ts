@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError, isAppError } from "@reviewbot/core/errors";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { liveJobKey } from "@reviewbot/queue/live-job-record";
@@ -13,7 +13,7 @@ const CLAIM_TTL_MS = REVIEW_JOB_MAX_AGE_MS;
 
 export interface JobAuthorityDeps {
   readonly reviews: Queue;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly seal: QueueSeal;
 }
@@ -121,18 +121,18 @@ async function readSealedJob(deps: JobAuthorityDeps, jobId: string): Promise<{ j
  * says it was taken before or the lock moved on (false): of every claim under a lock, a worker
  * that lost the answer or one repeating claims to mint more, exactly one mints.
  */
-export async function takeTokenRight(redis: Redis, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<boolean> {
+export async function takeTokenRight(redis: RedisClient, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<boolean> {
   const script = `if redis.call('HGET', KEYS[1], 'lock') ~= ARGV[1] then return 0 end return redis.call('HSETNX', KEYS[1], 'token', '1')`;
   return (await redis.eval(script, 1, claimKey(keys, jobId), lockToken)) === 1;
 }
 
 /** A claim that took the right but could not mint gives it back, so the worker's retry can. */
-export async function returnTokenRight(redis: Redis, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<void> {
+export async function returnTokenRight(redis: RedisClient, keys: RedisKeyspace, jobId: string, lockToken: string): Promise<void> {
   await redis.eval(`if redis.call('HGET', KEYS[1], 'lock') == ARGV[1] then redis.call('HDEL', KEYS[1], 'token') end`, 1, claimKey(keys, jobId), lockToken);
 }
 
 /** The lock a job was last claimed under, or null; the sweeper compares it with the job's lock now. */
-export async function claimedLock(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<string | null> {
+export async function claimedLock(redis: RedisClient, keys: RedisKeyspace, jobId: string): Promise<string | null> {
   return redis.hget(claimKey(keys, jobId), "lock");
 }
 

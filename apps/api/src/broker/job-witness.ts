@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { AiReport, PlacedAiFinding } from "@reviewbot/contracts/ai-report";
 import type { ChatRequest, ChatResponse } from "@reviewbot/contracts/chat";
@@ -18,7 +18,7 @@ const BATCH = 1000;
  * worker's report changes"). Each set is bounded; a job that passes a bound has its set voided,
  * which only makes the next review a whole one.
  */
-export async function witnessModelCall(redis: Redis, keys: RedisKeyspace, jobId: string, request: ChatRequest, response: ChatResponse): Promise<void> {
+export async function witnessModelCall(redis: RedisClient, keys: RedisKeyspace, jobId: string, request: ChatRequest, response: ChatResponse): Promise<void> {
   const diffs = request.messages.flatMap((message) => (message.role === "user" ? diffPieceDigests(message.content) : []));
   const findings = response.toolCalls.flatMap((call) => (call.name === "submit_review" ? submittedFindingDigests(call.arguments) : []));
   await addBounded(redis, witnessKey(keys, jobId, "diffs"), diffs, MAX_WITNESSED_DIFFS);
@@ -31,7 +31,7 @@ export async function witnessModelCall(redis: Redis, keys: RedisKeyspace, jobId:
  * remembered), which the job may carry.
  */
 export async function witnessOffer(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeyspace,
   jobId: string,
   previous: { readonly headSha: string; readonly findings: readonly PlacedAiFinding[] } | null,
@@ -46,7 +46,7 @@ export async function witnessOffer(
  * checks as such), the diff pieces the model was shown, and the digests of the report's findings
  * the model submitted or the job was handed. Null for any other AI status: nothing is remembered.
  */
-export async function witnessOfReview(redis: Redis, keys: RedisKeyspace, jobId: string, ai: AiReport): Promise<ReviewWitness | null> {
+export async function witnessOfReview(redis: RedisClient, keys: RedisKeyspace, jobId: string, ai: AiReport): Promise<ReviewWitness | null> {
   if (ai.status !== "done") return null;
   const [offered, diffs, voided, submitted] = await Promise.all([
     redis.get(witnessKey(keys, jobId, "offered")),
@@ -61,7 +61,7 @@ export async function witnessOfReview(redis: Redis, keys: RedisKeyspace, jobId: 
 
 // Adds `members` unless the set already passed `max`; a set that passes it is voided (a marker
 // key says so and nothing more is added), so a worker cannot grow it past one call's worth.
-async function addBounded(redis: Redis, key: string, members: readonly string[], max: number): Promise<void> {
+async function addBounded(redis: RedisClient, key: string, members: readonly string[], max: number): Promise<void> {
   if (members.length === 0 || (await redis.exists(voidKey(key))) === 1) return;
   const multi = redis.multi();
   for (let at = 0; at < members.length; at += BATCH) multi.sadd(key, ...members.slice(at, at + BATCH));

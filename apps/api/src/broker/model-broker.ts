@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import { fetchAllowlisted } from "@reviewbot/llm/fetch-allowlisted";
 import { priceOf } from "@reviewbot/llm/llm-prices";
@@ -20,7 +20,7 @@ export interface ModelBroker extends ModelBrokerSettings {
 }
 
 export interface ModelBrokerDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   /** Model calls one installation may have in flight at once (REVIEWBOT_LLM_INSTALLATION_CONCURRENCY). */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import type { TokenUsage } from "@reviewbot/contracts/chat";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
@@ -102,12 +102,12 @@ return tonumber(redis.call('HGET', KEYS[1], 'tokens')) or 0`;
  * so an api that dies mid-call leaves the worst case charged and nothing held.
  */
 export class ModelBudget {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #keys: RedisKeyspace;
   readonly #limits: ModelBudgetLimits;
   readonly #now: () => Date;
 
-  constructor(redis: Redis, keys: RedisKeyspace, limits: ModelBudgetLimits, now: () => Date = () => new Date()) {
+  constructor(redis: RedisClient, keys: RedisKeyspace, limits: ModelBudgetLimits, now: () => Date = () => new Date()) {
     this.#redis = redis;
     this.#keys = keys;
     this.#limits = limits;

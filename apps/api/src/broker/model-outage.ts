@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** As long as a job's claim is remembered: past any report of the job. */
@@ -15,11 +15,11 @@ export function modelDownKey(keys: RedisKeyspace, jobId: string): string {
 }
 
 /** Records that a model call of `jobId` found the endpoint unavailable. */
-export async function recordModelDown(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<void> {
+export async function recordModelDown(redis: RedisClient, keys: RedisKeyspace, jobId: string): Promise<void> {
   await redis.set(modelDownKey(keys, jobId), "1", "PX", OUTAGE_TTL_MS);
 }
 
 /** True when a model call of `jobId` found the endpoint unavailable. */
-export async function modelWasDown(redis: Redis, keys: RedisKeyspace, jobId: string): Promise<boolean> {
+export async function modelWasDown(redis: RedisClient, keys: RedisKeyspace, jobId: string): Promise<boolean> {
   return (await redis.exists(modelDownKey(keys, jobId))) === 1;
 }

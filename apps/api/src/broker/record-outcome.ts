@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import { endLiveJobs } from "@reviewbot/queue/live-job-record";
 import type { JobOutcome } from "@reviewbot/contracts/worker-protocol";
@@ -17,7 +17,7 @@ const OUTCOME_TTL_MS = 14 * 24 * 3600 * 1000;
  *
  * @throws AppError `OUTCOME_RECORDED` when a different outcome was recorded first.
  */
-export async function recordOutcome(redis: Redis, keys: RedisKeyspace, jobId: string, outcome: JobOutcome): Promise<"recorded" | "duplicate"> {
+export async function recordOutcome(redis: RedisClient, keys: RedisKeyspace, jobId: string, outcome: JobOutcome): Promise<"recorded" | "duplicate"> {
   const digest = `${outcome.kind}:${createHash("sha256").update(JSON.stringify(outcome)).digest("hex")}`;
   const key = outcomeKey(keys, jobId);
   if ((await redis.set(key, digest, "PX", OUTCOME_TTL_MS, "NX")) === "OK") {

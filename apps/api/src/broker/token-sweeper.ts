@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import { newShareSweepCursor, sweepShares, type ShareSweepCursor } from "@reviewbot/queue/fair-share";
 import type { InstallationSlots } from "./installation-slots.js";
@@ -12,7 +12,7 @@ export interface TokenSweeperDeps {
   readonly vault: TokenVault | null;
   /** The per-installation concurrency cap whose slots are freed here; none when the worker routes are off. */
   readonly slots?: InstallationSlots | null;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly logger: Logger;

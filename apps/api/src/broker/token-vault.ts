@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -8,7 +8,7 @@ import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 export type TokenRevoker = (token: string) => Promise<void>;
 
 export interface TokenVaultDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   /** Seals tokens at rest: workers share this Redis (and, without ACLs, could read it). */
   readonly box: SealedBox;

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import type { GitHubTask, ResolveTask } from "@reviewbot/contracts/github-task";
 import { isSuperseded, latestHead } from "@reviewbot/queue/pull-request-state";
@@ -23,7 +23,7 @@ export interface GitHubTaskDeps {
   readonly tasks: Queue;
   /** Null without a GitHub App (local sink): a command cannot be carried out. */
   readonly commands: CommandActions | null;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly seal: QueueSeal;
 }

@@ -1,5 +1,5 @@
 import { Worker, type Job } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import { attemptFailure } from "@reviewbot/queue/attempt-failure";
 import { openGitHubTask } from "@reviewbot/queue/queued-github-task";
@@ -9,7 +9,7 @@ import { handleGitHubTask, type GitHubTaskDeps } from "./handle-github-task.js";
 
 export interface PublisherOptions extends GitHubTaskDeps {
   /** A connection of its own that may block (`maxRetriesPerRequest: null`). */
-  readonly blockingConnection: Redis;
+  readonly blockingConnection: RedisClient;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;
   readonly concurrency?: number;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import type { GitHubApp } from "@reviewbot/github/create-github-app";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
@@ -9,7 +9,7 @@ import type { RedeliveryMetrics, RedeliveryOutcome } from "./redelivery-metrics.
 
 export interface RedeliverySweepDeps {
   readonly app: GitHubApp;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly metrics: RedeliveryMetrics;
   readonly logger: Logger;

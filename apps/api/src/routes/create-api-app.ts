@@ -2,7 +2,7 @@ import type { Queue } from "bullmq";
 import type { QueueSeal } from "@reviewbot/queue/queue-seal";
 import { JOB_AI_CACHE_PATH, JOB_CLAIM_PATH, JOB_FETCH_PATH, JOB_MODEL_PATH, JOB_REPORT_PATH } from "@reviewbot/contracts/worker-protocol";
 import express, { type ErrorRequestHandler, type Express } from "express";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -62,7 +62,7 @@ export interface ApiDeps {
   /** Seals what the api writes to the queues and recognises it when a worker names it. */
   readonly seal: QueueSeal;
   /** The fail-fast (non-blocking) connection: ledger, PR state, readiness. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly metrics: ApiMetrics;
   readonly logger: Logger;

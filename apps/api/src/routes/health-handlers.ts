@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { ErrorBody } from "../http-kit/send-error.js";
 import { withDeadline } from "../http-kit/with-deadline.js";
 
@@ -12,8 +12,8 @@ export const healthHandler: RequestHandler = (_request, response) => {
   response.status(200).json({ status: "ok" });
 };
 
-/** `GET /readyz`: Redis answers PING within a second, else 503 (a load balancer stops routing). */
-export function readyHandler(redis: Redis): RequestHandler {
+/** `GET /readyz`: RedisClient answers PING within a second, else 503 (a load balancer stops routing). */
+export function readyHandler(redis: RedisClient): RequestHandler {
   return async (_request, response) => {
     response.setHeader("Cache-Control", "no-store");
     try {

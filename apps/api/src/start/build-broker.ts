@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import { SealedBox } from "@reviewbot/core/sealed-box";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -15,7 +15,7 @@ import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 export interface BrokerDeps {
   /** Null with the local sink: no tokens are minted, so none are kept. */
   readonly app: GitHubApp | null;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly reviews: Queue;
   readonly scrubber: SecretScrubber;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
 import type { GitHubApp } from "@reviewbot/github/create-github-app";
 import { describePullRequest } from "@reviewbot/github/describe-pull-request";
@@ -17,7 +17,7 @@ import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 export interface WorkerRoutesDeps {
   /** Null with the local sink: no tokens, no PR description, no reply threads. */
   readonly app: GitHubApp | null;
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly usage: ModelUsageMetrics;

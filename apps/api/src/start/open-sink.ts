@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { AppError } from "@reviewbot/core/errors";
 import type { Logger } from "@reviewbot/core/logger";
 import type { SecretScrubber } from "@reviewbot/core/scrubber";
@@ -14,7 +14,7 @@ import { summaryExtrasOf } from "./summary-extras.js";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 export interface SinkDeps {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   readonly scrubber: SecretScrubber;
   readonly logger: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
 import type { GitHubApp } from "@reviewbot/github/create-github-app";
 import type { Registry } from "prom-client";
@@ -19,7 +19,7 @@ export interface RunningRedeliverySweep {
  */
 export function startRedeliverySweep(
   config: ApiConfig,
-  parts: { readonly app: GitHubApp | null; readonly redis: Redis; readonly keys: RedisKeyspace; readonly registry: Registry; readonly logger: Logger },
+  parts: { readonly app: GitHubApp | null; readonly redis: RedisClient; readonly keys: RedisKeyspace; readonly registry: Registry; readonly logger: Logger },
 ): RunningRedeliverySweep | null {
   // Registered even when off, so /metrics names the same series on every api (0 when off).
   const metrics = createRedeliveryMetrics(parts.registry);

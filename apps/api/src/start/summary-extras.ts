@@ -1,4 +1,4 @@
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { PR_COMMANDS } from "@reviewbot/contracts/pr-command";
 import { dismissedCount } from "@reviewbot/github/dismissed-count";
 import type { SummaryExtrasOf } from "@reviewbot/github/publish-summary";
@@ -10,7 +10,7 @@ import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
  * as `@<app slug> <command>` (docs/github-app.md, "Commands"), whether the `pause` command paused
  * the PR's automatic reviews, and how many findings trusted people dismissed on it.
  */
-export function summaryExtrasOf(redis: Redis, keys: RedisKeyspace, appSlug: () => Promise<string>): SummaryExtrasOf {
+export function summaryExtrasOf(redis: RedisClient, keys: RedisKeyspace, appSlug: () => Promise<string>): SummaryExtrasOf {
   return async (repositoryId, pullNumber) => {
     const slug = await appSlug();
     return {

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import { dismissFindings } from "@reviewbot/github/dismissed-findings";
 import { readReviewMemory } from "@reviewbot/github/review-memory";
 import { enqueueAnswer } from "@reviewbot/queue/enqueue-answer";
@@ -19,7 +19,7 @@ export interface DeliveryQueues {
   readonly reviews: Queue;
   readonly github: Queue;
   /** A fail-fast (non-blocking) connection for the ledger and the PR state. */
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: RedisKeyspace;
   /** Seals the jobs and tasks written, so that the api can tell them from a worker's. */
   readonly seal: QueueSeal;

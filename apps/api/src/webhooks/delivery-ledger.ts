@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Redis } from "ioredis";
+import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 /** How long a delivery id and a body are remembered: GitHub lets operators redeliver for 30 days. */
@@ -41,7 +41,7 @@ return 'new'`;
  * covered by GitHub's signature, so a captured delivery sent again under a fresh id is only
  * recognised by its bytes.
  */
-export async function claimDelivery(redis: Redis, keys: RedisKeyspace, deliveryId: string, digest: string): Promise<DeliveryClaim> {
+export async function claimDelivery(redis: RedisClient, keys: RedisKeyspace, deliveryId: string, digest: string): Promise<DeliveryClaim> {
   const claim = await redis.eval(CLAIM_SCRIPT, 2, deliveryKey(keys, deliveryId), bodyKey(keys, digest), deliveryId, DELIVERY_TTL_SECONDS);
   if (claim === "new" || claim === "duplicate" || claim === "replayed") return claim;
   throw new Error(`unexpected ledger reply ${String(claim)}`);
@@ -52,6 +52,6 @@ export async function claimDelivery(redis: Redis, keys: RedisKeyspace, deliveryI
  * after the enqueue, so a crash between the two leaves no entry and a redelivery is enqueued again
  * (onto the same job id). Returns false when a concurrent copy of the delivery recorded it first.
  */
-export async function recordDelivery(redis: Redis, keys: RedisKeyspace, deliveryId: string, outcome: string): Promise<boolean> {
+export async function recordDelivery(redis: RedisClient, keys: RedisKeyspace, deliveryId: string, outcome: string): Promise<boolean> {
   return (await redis.set(deliveryKey(keys, deliveryId), outcome, "EX", DELIVERY_TTL_SECONDS, "NX")) === "OK";
 }

@@ -1,3 +1,5 @@
+import { type RedisClient, serverHolding } from "@reviewbot/queue/redis-client";
+import type { RedisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import type { Redis } from "ioredis";
 import { AppError } from "@reviewbot/core/errors";
 
@@ -22,15 +24,21 @@ const CONNECTED = /^connected_slaves:(\d+)\r?$/m;
  * written (issue 25, part 3a): WAIT counts the writes of the connection it runs on, so it must be
  * the one the ledger and the queues use. Without a set count, `n` is the replicas the primary has
  * connected (INFO replication, re-read at most every `refreshMs`), capped at 1: a primary without
- * replicas answers at once, as before.
+ * replicas answers at once, as before. In a Cluster both go to the primary holding the keyspace's
+ * slot (every key of ours and BullMQ's shares its hash tag), on the connection that wrote there.
  */
-export function createReplicaQuorum(redis: Redis, options: ReplicaQuorumOptions): ReplicaQuorum {
+export function createReplicaQuorum(redis: RedisClient, keys: RedisKeyspace, options: ReplicaQuorumOptions): ReplicaQuorum {
   const refreshMs = options.refreshMs ?? 1000;
   let known: { count: number; at: number } | null = null;
+  const server = (): Redis => {
+    const holding = serverHolding(redis, keys.ours);
+    if (holding === undefined) throw new AppError("QUEUE_UNAVAILABLE", "the Redis Cluster's slots are not known yet");
+    return holding;
+  };
   const needed = async (): Promise<number> => {
     if (options.minReplicas !== null) return options.minReplicas;
     if (known === null || Date.now() - known.at > refreshMs) {
-      const info = await redis.info("replication");
+      const info = await server().info("replication");
       known = { count: Math.min(1, Number(CONNECTED.exec(info)?.[1] ?? "0")), at: Date.now() };
     }
     return known.count;
@@ -39,7 +47,7 @@ export function createReplicaQuorum(redis: Redis, options: ReplicaQuorumOptions)
     confirm: async () => {
       const replicas = await needed();
       if (replicas === 0) return;
-      const acknowledged = await redis.wait(replicas, options.waitMs);
+      const acknowledged = await server().wait(replicas, options.waitMs);
       if (acknowledged < replicas) {
         throw new AppError("QUEUE_UNAVAILABLE", "Redis's replicas did not confirm the delivery in time", {
           details: { replicas, acknowledged, waitMs: options.waitMs },

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RedisClusterSet } from "../support/redis-cluster.js";
+import { redisAnswer } from "../support/redis-probe.js";
+import { helperEntry } from "../support/review-repos.js";
+import { waitForCompletedCheckRun } from "./check-runs.js";
+import { startFleet, type Fleet } from "./fleet-harness.js";
+import { hostPull, pullRequestEvent } from "./hosted-pull.js";
+
+// Issue 25, part 2: the whole fleet on a three-primary Redis Cluster, its keys under one hash tag.
+const REPOSITORY = "octo/cluster";
+const REPOSITORY_ID = 9401;
+
+let fleet: Fleet;
+let cluster: RedisClusterSet;
+
+beforeAll(async () => {
+  // A delivery is answered 202 only once the replica of the keys' primary holds it (WAIT 1).
+  fleet = await startFleet({
+    repositories: { [REPOSITORY]: REPOSITORY_ID },
+    redisPrefix: "{rb}",
+    redis: "cluster",
+    apiEnv: { REVIEWBOT_REDIS_MIN_REPLICAS: "1" },
+  });
+  cluster = fleet.cluster ?? (undefined as never);
+}, 180_000);
+
+afterAll(async () => {
+  await (fleet as Fleet | undefined)?.stop();
+});
+
+/** How many keys `node` holds, asked as its admin. */
+async function keyCount(port: number): Promise<number> {
+  const node = cluster.primaries.find((primary) => primary.port === port) ?? cluster.replica;
+  return Number(await node?.command("DBSIZE"));
+}
+
+describe("Redis Cluster", () => {
+  it("reviews a PR end to end, every key on the primary holding the hash tag's slot and its replica", async () => {
+    const pull = hostPull(fleet, {
+      repository: REPOSITORY,
+      repositoryId: REPOSITORY_ID,
+      number: 5,
+      helpers: [helperEntry("one", ["sh", "-c", "echo 'src/c.ts:1: one finding'"], { format: "errorformat" })],
+      fork: (tree) => {
+        tree.write("src/c.ts", "export const c = 1;\n");
+      },
+    });
+    const deliveryId = randomUUID();
+    expect((await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"), deliveryId)).status).toBe(202);
+    expect((await waitForCompletedCheckRun(fleet, pull.headSha)).output.summary).toMatch(/\| one \| findings \| 1 \|/);
+    await expect.poll(() => fleet.github.state.reviews.size, { timeout: 30_000 }).toBe(1);
+    // The same delivery again is a duplicate: the ledger works across the Cluster connection.
+    expect(await fleet.deliver("pull_request", pullRequestEvent(pull, "opened"), deliveryId)).toEqual({
+      status: 202,
+      body: JSON.stringify({ status: "duplicate" }),
+    });
+
+    expect(await keyCount(cluster.holder.port)).toBeGreaterThan(0);
+    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await keyCount(other.port)).toBe(0);
+    await expect.poll(() => cluster.replica?.command("DBSIZE").then(Number), { timeout: 10_000 }).toBe(await keyCount(cluster.holder.port));
+    expect(fleet.allLogs()).not.toMatch(/CROSSSLOT|MOVED|NOPERM/);
+  }, 240_000);
+
+  it("waits on the holder's own connection: WAIT 1 on any other primary is never confirmed", async () => {
+    const waitOn = async (port: number): Promise<number> => {
+      const roles = cluster.holder.roles ?? (undefined as never);
+      const node = new Redis(port, "127.0.0.1", { username: "reviewbot-api", password: roles.api.password, maxRetriesPerRequest: 1 });
+      try {
+        await node.set("{rb}:probe", "1").catch(() => undefined); // MOVED on the others: no write to wait for
+        return await node.wait(1, 200);
+      } finally {
+        node.disconnect();
+      }
+    };
+    expect(await waitOn(cluster.holder.port)).toBe(1);
+    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await waitOn(other.port)).toBe(0);
+  });
+
+  it("keeps each role's ACL user on every node: the worker is refused the api's keys (negative control: its lease)", async () => {
+    expect(await redisAnswer(cluster.target("worker"), ["SET", "{rb}:broker:slots", "x"])).toMatch(/NOPERM/);
+    expect(await redisAnswer(cluster.target("worker"), ["SET", "{rb}:delivery:x", "x"])).toMatch(/NOPERM/);
+    expect(await redisAnswer(cluster.target("worker"), ["SET", `{rb}:lease:${randomUUID()}`, "x", "PX", "1000"])).toBe("ok: OK");
+    for (const primary of cluster.primaries) {
+      const roles = primary.roles ?? (undefined as never);
+      const node = new Redis(primary.port, "127.0.0.1", { username: "reviewbot-worker", password: roles.worker.password, maxRetriesPerRequest: 1 });
+      try {
+        await expect(node.call("ACL", "WHOAMI")).rejects.toThrow(/NOPERM/);
+        expect(await node.call("CLUSTER", "SLOTS")).toHaveLength(3);
+      } finally {
+        node.disconnect();
+      }
+    }
+  });
+});
