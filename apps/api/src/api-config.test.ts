@@ -153,7 +153,11 @@ describe("loadApiConfig", () => {
     ["an unknown REVIEWBOT_ name", { ...local, REVIEWBOT_PROT: "80" }, /^REVIEWBOT_PROT: /],
     ["no Redis", { ...local, REDIS_URL: undefined }, /^REDIS_URL: /],
     ["a key prefix with a glob star", { ...local, REVIEWBOT_REDIS_PREFIX: "{rb}*" }, /^REVIEWBOT_REDIS_PREFIX: /],
-    ["a URL and Sentinels", { ...local, REDIS_SENTINELS: "s:26379", REDIS_SENTINEL_NAME: "m" }, /^REDIS_URL: set REDIS_URL or REDIS_SENTINELS, not both/],
+    [
+      "a URL and Sentinels",
+      { ...local, REDIS_SENTINELS: "s:26379", REDIS_SENTINEL_NAME: "m" },
+      /^REDIS_URL: set one of REDIS_URL, REDIS_SENTINELS, REDIS_CLUSTER_NODES, not REDIS_URL and REDIS_SENTINELS/,
+    ],
     ["a short webhook secret", { ...local, REVIEWBOT_WEBHOOK_SECRET: "short" }, /^REVIEWBOT_WEBHOOK_SECRET: /],
     ["a bad sink", { ...local, REVIEWBOT_SINK: "s3" }, /^REVIEWBOT_SINK: /],
     ["a local sink without a directory", { ...base, REVIEWBOT_SINK: "local" }, /^REVIEWBOT_LOCAL_SINK_DIR: is required when REVIEWBOT_SINK=local/],
