@@ -25,6 +25,8 @@ export interface RedisSentinelSet {
   target(role: RedisRole): Extract<RedisTarget, { kind: "sentinel" }>;
   /** The port the Sentinel names as the primary now. */
   primaryPort(): Promise<number>;
+  /** Runs one redis-cli command against the Sentinel (e.g. `SENTINEL FAILOVER`) and returns the reply. */
+  command(...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
       sentinelPassword,
     }),
     primaryPort,
+    command: ask,
     stop: async () => {
       if (sentinel.exitCode === null && sentinel.signalCode === null) {
         sentinel.kill("SIGKILL");

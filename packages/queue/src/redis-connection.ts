@@ -22,8 +22,8 @@ export interface RedisConnectionOptions {
  * server a URL names, to the primary the Sentinels name, or to a Cluster. Behind Sentinels, ioredis
  * asks them for the primary on every (re)connection and listens for their `+switch-master`, so a
  * failover is followed without a restart; a command that meets a demoted primary (READONLY)
- * reconnects and is sent again, to the new one (configured, not provoked by a test: the tested
- * failover kills the primary). A Cluster connection follows MOVED and ASK redirections and re-reads
+ * reconnects and is sent again, to the new one (a fallback for a connection that missed
+ * `+switch-master`; no test provokes it: test/queue/sentinel-demotion.test.ts passes without it). A Cluster connection follows MOVED and ASK redirections and re-reads
  * the slots after a failover (CLUSTERDOWN, TRYAGAIN are retried).
  */
 export function createRedisConnection(target: string, options: RedisConnectionOptions): Redis;
