@@ -51,13 +51,13 @@ describe("reviewbot fleet", () => {
     },
   );
 
-  it("submit needs REDIS_URL or REDIS_SENTINELS", async () => {
+  it("submit needs REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES", async () => {
     const result = await runCli(["submit", "--repo-dir", cache, "--repository", "a/b", "--pull", "1", "--base", "main", "--head", "fork"], {
       REVIEWBOT_CACHE_DIR: cache,
     });
     expect([result.status, result.stderr]).toEqual([
       2,
-      "reviewbot: CONFIG_INVALID: REDIS_URL: required by submit, or REDIS_SENTINELS (the api's Redis user)\n",
+      "reviewbot: CONFIG_INVALID: REDIS_URL: required by submit, or REDIS_SENTINELS or REDIS_CLUSTER_NODES (the api's Redis user)\n",
     ]);
   });
 });

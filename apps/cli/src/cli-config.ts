@@ -15,7 +15,7 @@ import { REDIS_KEYSPACE_ENV_FIELDS } from "@reviewbot/queue/redis-keyspace";
 export const CliConfig = RuntimeConfig.extend({
   REVIEWBOT_LOG_LEVEL: LogLevel.default("warn"),
   // `submit` enqueues as the api does: with the api's Redis role and its queue seal (the webhook secret);
-  // `fleet` starts a private Redis unless REDIS_URL or REDIS_SENTINELS names one.
+  // `fleet` starts a private Redis unless REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES names one.
   ...REDIS_ENV_FIELDS,
   ...REDIS_KEYSPACE_ENV_FIELDS,
   REVIEWBOT_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),

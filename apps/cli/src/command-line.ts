@@ -41,19 +41,21 @@ export const COMMAND_HELP: Readonly<Record<string, string>> = {
 `,
   submit: `  submit   --repo-dir <dir> --repository <owner/name> --pull <n> --base <branch> --head <ref>
            [--default-branch <branch>]
-             enqueue a review of the local repository <dir>/<owner/name> on REDIS_URL's (or REDIS_SENTINELS') queue
-             (as the api does: needs its Redis user and REVIEWBOT_WEBHOOK_SECRET);
-             the worker takes .ai/ from the head of --default-branch (default: --base)
+             enqueue a review of the local repository <dir>/<owner/name> on the queue of
+             REDIS_URL (or REDIS_SENTINELS, or REDIS_CLUSTER_NODES), as the api does: needs its
+             Redis user and REVIEWBOT_WEBHOOK_SECRET; the worker takes .ai/ from the head of
+             --default-branch (default: --base)
 `,
   "worker-credential": `  worker-credential <name> [--registry <file>]
              print a new worker credential (<name>.<secret>) and add its hash to the api's
              REVIEWBOT_WORKERS_FILE; delete the line to revoke the worker
 `,
   fleet: `  fleet    [--keep-running | --exit] [--engine auto|podman|docker|bwrap]
-             the embedded defaults: a private Redis (unless REDIS_URL or REDIS_SENTINELS is set), the API with a
-             local sink and one worker; reviews the bundled sample through the queue, prints the
-             result and the dashboard's address; stays up on a terminal until Ctrl-C; --engine
-             is the worker's sandbox engine (docker: its own private dockerd, as root)
+             the embedded defaults: a private Redis (unless REDIS_URL, REDIS_SENTINELS or
+             REDIS_CLUSTER_NODES is set), the API with a local sink and one worker; reviews the
+             bundled sample through the queue, prints the result and the dashboard's address;
+             stays up on a terminal until Ctrl-C; --engine is the worker's sandbox engine
+             (docker: its own private dockerd, as root)
 `,
 };
 
@@ -61,7 +63,8 @@ export const USAGE = `usage: reviewbot <command> [options]
        reviewbot [<command>] --help | --version
 
 ${Object.values(COMMAND_HELP).join("")}
-Settings come from the environment (REVIEWBOT_*, REDIS_URL or REDIS_SENTINELS; README.md lists them all).
+Settings come from the environment (REVIEWBOT_*, REDIS_URL, REDIS_SENTINELS or
+REDIS_CLUSTER_NODES; README.md lists them all).
 `;
 
 /** `--engine`: REVIEWBOT_ENGINE's choices, or `none`, the explicit escape hatch of REVIEWBOT_SANDBOX=off. */

@@ -32,7 +32,7 @@ const SAMPLE = { repository: "local/sample", pullNumber: 1, base: "main", head: 
 const REVIEW_TIMEOUT_MS = 15 * 60 * 1000;
 
 /**
- * `reviewbot fleet`, the embedded defaults: a private Redis unless REDIS_URL or REDIS_SENTINELS names one, the real
+ * `reviewbot fleet`, the embedded defaults: a private Redis unless REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES names one, the real
  * API (local sink, dashboard behind a random password) and one worker (local source) as child
  * processes; the bundled sample PR is reviewed through the queue and its result printed with the
  * dashboard's address. On a terminal it stays up until Ctrl-C, then stops everything and removes

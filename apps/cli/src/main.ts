@@ -46,7 +46,8 @@ async function main(argv: readonly string[]): Promise<number> {
   if (llm.enabled && llm.apiKey !== "") scrubber.register(llm.apiKey);
   const logger = createLogger({ name: "reviewbot-cli", level: config.REVIEWBOT_LOG_LEVEL, scrubber });
   if (command.name === "submit") {
-    if (config.redis === undefined) throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit, or REDIS_SENTINELS (the api's Redis user)");
+    if (config.redis === undefined)
+      throw new AppError("CONFIG_INVALID", "REDIS_URL: required by submit, or REDIS_SENTINELS or REDIS_CLUSTER_NODES (the api's Redis user)");
     if (config.REVIEWBOT_WEBHOOK_SECRET === undefined)
       throw new AppError("CONFIG_INVALID", "REVIEWBOT_WEBHOOK_SECRET: required by submit (jobs are sealed as the api seals them)");
     const seal = QueueSeal.fromSecret(config.REVIEWBOT_WEBHOOK_SECRET);
