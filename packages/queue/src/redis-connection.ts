@@ -23,8 +23,9 @@ export interface RedisConnectionOptions {
  * asks them for the primary on every (re)connection and listens for their `+switch-master`, so a
  * failover is followed without a restart; a command that meets a demoted primary (READONLY)
  * reconnects and is sent again, to the new one (a fallback for a connection that missed
- * `+switch-master`; no test provokes it: test/queue/sentinel-demotion.test.ts passes without it). A Cluster connection follows MOVED and ASK redirections and re-reads
- * the slots after a failover (CLUSTERDOWN, TRYAGAIN are retried).
+ * `+switch-master`; no test provokes it: test/queue/sentinel-demotion.test.ts passes without it).
+ * A Cluster connection follows MOVED and ASK redirections and re-reads the slots after a failover
+ * (CLUSTERDOWN and TRYAGAIN are retried).
  */
 export function createRedisConnection(target: string, options: RedisConnectionOptions): Redis;
 export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): RedisClient;
