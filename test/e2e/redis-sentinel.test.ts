@@ -2,9 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import type { RedisTarget } from "@reviewbot/queue/redis-target";
+import { hookDeliveriesOf, type HookDeliveries } from "../support/github-stand-in-hook-deliveries.js";
 import { redisAnswer } from "../support/redis-probe.js";
 import type { RedisSentinelSet } from "../support/redis-sentinel.js";
-import { startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
+import { SECRET, startFleet, waitUntil, type Fleet } from "./fleet-harness.js";
 import { hostFindingPulls, pullRequestEvent, type HostedPull } from "./hosted-pull.js";
 import { checkRunsOf, waitForCompletedCheckRun } from "./check-runs.js";
 
@@ -17,11 +18,19 @@ const repositoryId = (name: Name): number => 9600 + NAMES.indexOf(name);
 let fleet: Fleet;
 let sentinel: RedisSentinelSet;
 let pulls: ReadonlyMap<Name, HostedPull> = new Map();
+let hooks: HookDeliveries;
 const pullOf = (name: Name): HostedPull => pulls.get(name) ?? (undefined as never);
 
 beforeAll(async () => {
-  fleet = await startFleet({ repositories: Object.fromEntries(NAMES.map((name) => [repository(name), repositoryId(name)])), redis: "sentinel" });
+  // The api's redelivery sweep runs every second against the stand-in's GitHub deliveries.
+  fleet = await startFleet({
+    repositories: Object.fromEntries(NAMES.map((name) => [repository(name), repositoryId(name)])),
+    redis: "sentinel",
+    apiEnv: { REVIEWBOT_REDELIVERY_INTERVAL_MS: "1000" },
+  });
   sentinel = fleet.sentinel ?? (undefined as never);
+  hooks = hookDeliveriesOf(fleet.github.state);
+  hooks.target = { url: `${fleet.apiUrl}/api/github/webhooks`, secret: SECRET };
   pulls = hostFindingPulls(fleet, NAMES, { repository, repositoryId, firstNumber: 40, slow: "running", file: "src/s.ts" });
 }, 180_000);
 
@@ -79,7 +88,8 @@ describe("Redis behind Sentinel", () => {
     );
     // The primary dies (SIGKILL) while a review runs; the Sentinel promotes the replica.
     await sentinel.primary.stop();
-    await deliverUntilAccepted("during", statusesOf("during"));
+    // GitHub delivers once while there is no primary; only the api's sweep brings a failed attempt back.
+    const during = await hooks.deliver("pull_request", pullRequestEvent(pullOf("during"), "opened"));
     await waitUntil(async () => (await sentinel.primaryPort()) === sentinel.replica.port, "the Sentinel to promote the replica", 30_000);
     await deliverUntilAccepted("after", statusesOf("after"));
 
@@ -89,6 +99,17 @@ describe("Redis behind Sentinel", () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 1500));
     for (const name of NAMES) expect(checkRunsOf(fleet, pullOf(name).headSha), name).toHaveLength(1);
+    // The attempt during the gap failed (503, or no connection), and the sweep's redelivery was
+    // accepted, once; an attempt the api accepted after all needs none.
+    await hooks.settled();
+    const attempts = hooks.attempts.filter(({ guid }) => guid === during.guid).map(({ redelivery, statusCode }) => [redelivery, statusCode]);
+    if (during.statusCode === 202) expect(attempts).toEqual([[false, 202]]);
+    else
+      expect([
+        [false, during.statusCode],
+        [true, 202],
+      ]).toEqual(attempts);
+    expect([0, 202, 503]).toContain(during.statusCode);
     // Every answer was an acceptance or a refusal GitHub redelivers: nothing was accepted and lost.
     for (const name of NAMES) for (const status of statusesOf(name)) expect([0, 202, 503], name).toContain(status);
 
