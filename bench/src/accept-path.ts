@@ -7,7 +7,8 @@
  * answers). `BENCH_API_ROOTS` (comma-separated checkouts, built; default this one) compares builds:
  * each of `BENCH_ROUNDS` (3) rounds runs every build in turn on a fresh Redis, so a noisy machine
  * hits them alike, and the medians per build end the output. `BENCH_CPU_PROF=<dir>` runs each api
- * under `node --cpu-prof` and prints its top-10 self-time functions.
+ * under `node --cpu-prof` and prints its top-10 functions by self time and by the step of ours
+ * that caused the time.
  *
  * Run: `pnpm --filter @reviewbot/bench bench:accept` (after `pnpm turbo run build`).
  */
@@ -16,7 +17,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { topSelfTimes } from "./cpu-profile-top.js";
+import { topProfileEntries } from "./cpu-profile-top.js";
 import { startProcess, startRedis, type FleetProcess } from "./fleet-process.js";
 import { median } from "./median.js";
 import { percentile } from "./percentile.js";
@@ -120,11 +121,16 @@ async function main(): Promise<void> {
       };
       console.log(`  ${label}: ${line(figures)}`);
     }
-    if (PROFILE_DIR !== null) {
-      console.log(`  api top-10 self time over its rounds (${join(PROFILE_DIR, String(index))}):`);
-      for (const entry of await topSelfTimes(join(PROFILE_DIR, String(index)), 10)) {
-        console.log(`    ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.ms.toFixed(0).padStart(6)} ms  ${entry.name}`);
-      }
+    if (PROFILE_DIR !== null) await printProfile(join(PROFILE_DIR, String(index)));
+  }
+}
+
+/** The api's top-10 by self time, and by the step of ours that caused the time. */
+async function printProfile(dir: string): Promise<void> {
+  for (const attribution of ["self", "own"] as const) {
+    console.log(`  api top-10 (${attribution === "self" ? "self time" : "time by the nearest frame of ours"}, idle left out; ${dir}):`);
+    for (const entry of await topProfileEntries(dir, 10, attribution)) {
+      console.log(`    ${(entry.share * 100).toFixed(1).padStart(5)}%  ${entry.ms.toFixed(0).padStart(6)} ms  ${entry.name}`);
     }
   }
 }
