@@ -38,7 +38,8 @@ export async function enqueueReview(queue: Queue, redis: Redis, keys: RedisKeysp
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
   // Independent commands go out together (issue 25, part 5): each round trip the accept path waits
-  // for is a wake-up of Redis and of the api, most of the api's CPU per delivery at 1,000/s.
+  // for wakes Redis and then the api, the largest share of the api's time per delivery
+  // (docs/deployment.md, "The accept path").
   const [head, priority] = await Promise.all([recordLatestHead(redis, keys, job, jobId), sharePriority(redis, keys, job.installationId)]);
   // A delayed or replayed event must not roll the PR back: an older head is neither enqueued nor supersedes.
   if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
