@@ -1,16 +1,10 @@
-import { createHmac, randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Queue } from "bullmq";
 import type { RedisClient } from "@reviewbot/queue/redis-client";
-import { percentile } from "./percentile.js";
-import { pullRequestDelivery } from "./pull-request-delivery.js";
+import { closedLoop, latencyLine, statusesOf, type WebhookTarget } from "./webhook-load.js";
 
-export interface BurstTarget {
-  readonly apiUrl: string;
-  readonly secret: string;
-  readonly repository: string;
-  readonly heads: { readonly baseSha: string; readonly headSha: string };
+export interface BurstTarget extends WebhookTarget {
   /** The review queue, as the api's keyspace names it (paused while the burst is sent). */
   readonly queue: Queue;
   /** A connection to the fleet's Redis, for `INFO memory`. */
@@ -36,32 +30,17 @@ export async function deliveryBurst(target: BurstTarget, count: number): Promise
   await queue.obliterate({ force: true });
   await queue.pause();
   const before = await usedMemory(redis);
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
   const jobIds = new Set<string>();
-  let next = 0;
-  const started = performance.now();
-  const sender = async (): Promise<void> => {
-    for (let number = ++next; number <= count; number = ++next) {
-      const sent = performance.now();
-      const response = await deliver(target, FIRST_PULL + number - 1);
-      latencies.push(performance.now() - sent);
-      statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      if (response.status === 202 && response.jobId !== undefined) jobIds.add(response.jobId);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
-  const sendSeconds = (performance.now() - started) / 1000;
+  const run = await closedLoop(target, count, IN_FLIGHT, FIRST_PULL, (status, body) => {
+    const jobId = status === 202 ? jobIdIn(body) : undefined;
+    if (jobId !== undefined) jobIds.add(jobId);
+  });
+  const sendSeconds = count / run.perSecond;
   const queued = await queue.getJobCounts("wait", "paused", "prioritized", "delayed");
   const held = Object.values(queued).reduce((sum, value) => sum + value, 0);
   const after = await usedMemory(redis);
-  latencies.sort((a, b) => a - b);
-  console.log(
-    `burst: ${count} deliveries in ${sendSeconds.toFixed(1)} s (${(count / sendSeconds).toFixed(0)}/s, ${IN_FLIGHT} in flight), statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
-  );
-  console.log(
-    `  accept p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms`,
-  );
+  console.log(`burst: ${count} deliveries in ${sendSeconds.toFixed(1)} s (${run.perSecond.toFixed(0)}/s, ${IN_FLIGHT} in flight), statuses ${statusesOf(run)}`);
+  console.log(`  accept ${latencyLine(run)}`);
   console.log(
     `  Redis: ${held} jobs queued, ${((after - before) / Math.max(1, held) / 1024).toFixed(2)} KiB per queued job (used_memory ${(before / 2 ** 20).toFixed(1)} → ${(after / 2 ** 20).toFixed(1)} MiB)`,
   );
@@ -80,19 +59,12 @@ export async function deliveryBurst(target: BurstTarget, count: number): Promise
   );
 }
 
-async function deliver(target: BurstTarget, number: number): Promise<{ status: number; jobId?: string }> {
-  const body = pullRequestDelivery(target.repository, number, target.heads);
-  const signature = `sha256=${createHmac("sha256", target.secret).update(body).digest("hex")}`;
+function jobIdIn(body: string): string | undefined {
   try {
-    const response = await fetch(`${target.apiUrl}/api/github/webhooks`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature },
-      body,
-    });
-    const answer = (await response.json().catch(() => ({}))) as { jobId?: unknown };
-    return typeof answer.jobId === "string" ? { status: response.status, jobId: answer.jobId } : { status: response.status };
+    const answer = JSON.parse(body) as { jobId?: unknown };
+    return typeof answer.jobId === "string" ? answer.jobId : undefined;
   } catch {
-    return { status: 0 };
+    return undefined;
   }
 }
 

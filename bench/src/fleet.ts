@@ -8,7 +8,7 @@
  *
  * Run: `pnpm --filter @reviewbot/bench bench:fleet` (after `bash scripts/setup.sh`).
  */
-import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -23,7 +23,7 @@ import { createNoopPr } from "./bench-repos.js";
 import { deliveryBurst } from "./delivery-burst.js";
 import { startProcess, startRedis, type FleetProcess } from "./fleet-process.js";
 import { percentile } from "./percentile.js";
-import { pullRequestDelivery } from "./pull-request-delivery.js";
+import { latencyLine, openLoop, statusesOf, type WebhookTarget } from "./webhook-load.js";
 import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 
 const RATES = (process.env.BENCH_WEBHOOK_RATES ?? "200,1000").split(",").map(Number);
@@ -39,46 +39,11 @@ const SEAL = QueueSeal.fromSecret(SECRET);
 const CREDENTIALS = Array.from({ length: 4 }, (_, index) => newWorkerCredential(`bench-${index}`));
 const REPOSITORY = "bench/noop";
 
-/**
- * Open loop: delivery i is due at i × 1000/rate ms whatever the answers do; every tick sends all
- * that are due (a timer per delivery could not keep 1,000/s: each costs at least a millisecond).
- * Latency per request, from its send to the end of its answer.
- */
-async function webhookLatency(apiUrl: string, heads: { baseSha: string; headSha: string }, rate: number, count: number, print = true): Promise<void> {
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  const started = performance.now();
-  const sends: Promise<void>[] = [];
-  const send = (i: number): void => {
-    const body = pullRequestDelivery(REPOSITORY, 1 + (i % 100), heads);
-    const signature = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
-    const sent = performance.now();
-    sends.push(
-      fetch(`${apiUrl}/api/github/webhooks`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-github-event": "pull_request", "x-github-delivery": randomUUID(), "x-hub-signature-256": signature },
-        body,
-      }).then(async (response) => {
-        await response.arrayBuffer();
-        latencies.push(performance.now() - sent);
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-      }),
-    );
-  };
-  for (let i = 0; i < count;) {
-    for (const now = performance.now(); i < count && started + (i * 1000) / rate <= now; i++) send(i);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + (i * 1000) / rate - performance.now())));
-  }
-  await Promise.all(sends);
-  if (!print) return;
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  console.log(
-    `webhook accept at ${rate}/s (${count} deliveries, achieved ${(count / seconds).toFixed(0)}/s, statuses ${JSON.stringify(Object.fromEntries(statuses))})`,
-  );
-  console.log(
-    `  p50 ${percentile(latencies, 50).toFixed(2)} ms   p99 ${percentile(latencies, 99).toFixed(2)} ms   max ${(latencies.at(-1) ?? 0).toFixed(2)} ms   (target p99 < 25 ms at 1,000/s)`,
-  );
+/** Open-loop webhook accept latency at `rate` (bench/src/webhook-load.ts). */
+async function webhookLatency(target: WebhookTarget, rate: number, count: number): Promise<void> {
+  const run = await openLoop(target, rate, count);
+  console.log(`webhook accept at ${rate}/s (${count} deliveries, achieved ${run.perSecond.toFixed(0)}/s, statuses ${statusesOf(run)})`);
+  console.log(`  ${latencyLine(run)}   (target p99 < 25 ms at 1,000/s)`);
 }
 
 function job(number: number, heads: { baseSha: string; headSha: string }): ReviewJob {
@@ -133,9 +98,10 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const apiIdle = await api.memory();
 
+    const target: WebhookTarget = { apiUrl: `http://127.0.0.1:${apiPort}`, secret: SECRET, repository: REPOSITORY, heads };
     // Warm-up, not counted: the api's first requests load BullMQ's scripts and compile its hot paths.
-    await webhookLatency(`http://127.0.0.1:${apiPort}`, heads, 200, 1000, false);
-    for (const rate of RATES) await webhookLatency(`http://127.0.0.1:${apiPort}`, heads, rate, WEBHOOKS);
+    await openLoop(target, 200, 1000);
+    for (const rate of RATES) await webhookLatency(target, rate, WEBHOOKS);
     const queue = new Queue(REVIEW_QUEUE, { connection, prefix: KEYS.bull });
     // Every waitUntilFinished listens for the queue closing; 60 at once is expected, not a leak.
     queue.setMaxListeners(THROUGHPUT_JOBS + 10);
@@ -193,16 +159,7 @@ async function main(): Promise<void> {
       );
     }
     if (BURST > 0) {
-      const target = {
-        apiUrl: `http://127.0.0.1:${apiPort}`,
-        secret: SECRET,
-        repository: REPOSITORY,
-        heads,
-        queue,
-        redis: connection,
-        sinkDir: join(root, "sink"),
-      };
-      await deliveryBurst(target, BURST);
+      await deliveryBurst({ ...target, queue, redis: connection, sinkDir: join(root, "sink") }, BURST);
     }
     console.log(
       `idle RSS: api ${apiIdle.rssMiB.toFixed(1)} MiB (peak ${apiIdle.peakMiB.toFixed(1)}), worker ${(workerIdle?.rssMiB ?? 0).toFixed(1)} MiB (peak ${(workerIdle?.peakMiB ?? 0).toFixed(1)})   (target < 150 MB each)`,

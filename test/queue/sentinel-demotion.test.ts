@@ -38,7 +38,7 @@ describe("a primary demoted by a Sentinel failover", () => {
         await followed.set(`reviewbot:demotion:${written}`, String(written)).catch((err: unknown) => failures.push(String(err)));
         if ((await set.primaryPort()) === set.replica.port && (await set.primary.command("ROLE")).startsWith("slave")) break;
       }
-      await waitForRedis(async () => (await followed.set("reviewbot:demotion:after", "1")) === "OK", "a write after the switch");
+      await waitForRedis(() => followed.set("reviewbot:demotion:after", "1").then(() => true), "a write after the switch");
       expect(failures).toEqual([]);
       expect(await set.replica.command("GET", "reviewbot:demotion:after")).toBe("1");
       await expect(pinned.set("reviewbot:demotion:pinned", "1")).rejects.toThrow(/READONLY/);

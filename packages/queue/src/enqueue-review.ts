@@ -37,17 +37,21 @@ const WAITING_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-ch
 export async function enqueueReview(queue: Queue, redis: RedisClient, keys: RedisKeyspace, seal: QueueSeal, input: ReviewJob): Promise<EnqueueOutcome> {
   const job = ReviewJob.parse(input);
   const jobId = reviewJobId(job);
-  const head = await recordLatestHead(redis, keys, job, jobId);
+  // Independent commands go out together (issue 25, part 5): each round trip the accept path waits
+  // for wakes Redis and then the api, the largest share of the api's time per delivery
+  // (docs/deployment.md, "The accept path").
+  const [head, priority] = await Promise.all([recordLatestHead(redis, keys, job, jobId), sharePriority(redis, keys, job.installationId)]);
   // A delayed or replayed event must not roll the PR back: an older head is neither enqueued nor supersedes.
   if (head.kind === "stale") return { jobId, priority: 0, removed: null, cancelled: null, stale: head };
   const previousJobId = head.previous;
-  const priority = await sharePriority(redis, keys, job.installationId);
   // Before the add: a worker may claim the job the moment it is in the queue.
   await openLiveJob(redis, keys, jobId, job);
   await queue.add("review", seal.seal(jobId, job), { ...REVIEW_JOB_OPTIONS, jobId, priority });
-  await joinShare(redis, keys, job.installationId, jobId);
-  const removed = previousJobId === null ? null : await removeIfWaiting(queue, redis, keys, previousJobId, job);
-  const cancelled = await cancelOlderRun(queue, redis, keys, seal, job, jobId);
+  const [, removed, cancelled] = await Promise.all([
+    joinShare(redis, keys, job.installationId, jobId),
+    previousJobId === null ? null : removeIfWaiting(queue, redis, keys, previousJobId, job),
+    cancelOlderRun(queue, redis, keys, seal, job, jobId),
+  ]);
   return { jobId, priority, removed, cancelled, stale: null };
 }
 
@@ -61,9 +65,8 @@ async function removeIfWaiting(queue: Queue, redis: RedisClient, keys: RedisKeys
     () => false,
   );
   if (!removed) return null;
-  await endLiveJobs(redis, keys, [jobId]);
   // The same PR, so the same repository and installation as the job that supersedes it.
-  await releaseShare(redis, keys, job.installationId, jobId);
+  await Promise.all([endLiveJobs(redis, keys, [jobId]), releaseShare(redis, keys, job.installationId, jobId)]);
   return jobId;
 }
 

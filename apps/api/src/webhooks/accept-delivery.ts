@@ -72,18 +72,18 @@ async function acceptReplicated(queues: DeliveryQueues, work: Work, deliveryId: 
 }
 
 async function accept(queues: DeliveryQueues, work: Work, deliveryId: string, bodyDigest: string): Promise<Accepted> {
-  const claim = await claimDelivery(queues.redis, queues.keys, deliveryId, bodyDigest);
+  // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"), but their check run
+  // says so; commands and re-runs still review. Asked with the claim, in the same round trip.
+  const pausable = work.kind === "review" && work.job.trigger === "pull_request";
+  const [claim, paused] = await Promise.all([
+    claimDelivery(queues.redis, queues.keys, deliveryId, bodyDigest),
+    pausable && isPaused(queues.redis, queues.keys, work.job.repositoryId, work.job.pullNumber),
+  ]);
   if (claim === "duplicate") return { status: "duplicate", jobId: null };
   if (claim === "replayed") return { status: "replayed" };
   if (work.kind === "answer") return answer(queues, work.job);
   if (work.kind === "command") return command(queues, work.task);
-  // A paused PR's pushes are not reviewed (docs/github-app.md, "Commands"), but their check run
-  // says so; commands and re-runs still review.
-  if (
-    work.kind === "review" &&
-    work.job.trigger === "pull_request" &&
-    (await isPaused(queues.redis, queues.keys, work.job.repositoryId, work.job.pullNumber))
-  ) {
+  if (work.kind === "review" && paused) {
     // The task's id is the job's that was not enqueued: a redelivery makes no second one.
     await enqueueGitHubTask(queues.github, queues.seal, { kind: "paused", reviewJobId: reviewJobId(work.job), review: work.job });
     return (await recordDelivery(queues.redis, queues.keys, deliveryId, "paused")) ? { status: "paused" } : { status: "duplicate", jobId: null };
