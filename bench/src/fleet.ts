@@ -131,7 +131,9 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const workerIdle = await workers[0]?.memory();
 
-    const events = new QueueEvents(REVIEW_QUEUE, { connection: connection.duplicate(), prefix: KEYS.bull });
+    // Connection options, not a client: BullMQ closes only a connection it opened itself, and a
+    // client left open here kept the bench alive, reconnecting, after Redis stopped.
+    const events = new QueueEvents(REVIEW_QUEUE, { connection: { host: "127.0.0.1", port }, prefix: KEYS.bull });
     await events.waitUntilReady();
     const waits: number[] = [];
     for (let i = 0; i < SEQUENTIAL_JOBS; i++) {
