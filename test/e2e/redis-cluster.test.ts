@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LocalRedis } from "../support/local-redis.js";
 import type { RedisClusterSet } from "../support/redis-cluster.js";
 import { redisAnswer } from "../support/redis-probe.js";
 import { helperEntry } from "../support/review-repos.js";
@@ -31,9 +33,14 @@ afterAll(async () => {
 });
 
 /** How many keys `node` holds, asked as its admin. */
-async function keyCount(port: number): Promise<number> {
-  const node = cluster.primaries.find((primary) => primary.port === port) ?? cluster.replica;
+async function keyCount(node: LocalRedis | null): Promise<number> {
   return Number(await node?.command("DBSIZE"));
+}
+
+/** A plain connection to one node as `role`'s ACL user (every node loads the same users). */
+function loginTo(node: LocalRedis, role: "api" | "worker"): Redis {
+  const login = (node.roles ?? (undefined as never))[role];
+  return createRedisConnection(login.url, { name: `cluster-${role}`, blocking: false, password: login.password });
 }
 
 describe("Redis Cluster", () => {
@@ -57,16 +64,15 @@ describe("Redis Cluster", () => {
       body: JSON.stringify({ status: "duplicate" }),
     });
 
-    expect(await keyCount(cluster.holder.port)).toBeGreaterThan(0);
-    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await keyCount(other.port)).toBe(0);
-    await expect.poll(() => cluster.replica?.command("DBSIZE").then(Number), { timeout: 10_000 }).toBe(await keyCount(cluster.holder.port));
+    expect(await keyCount(cluster.holder)).toBeGreaterThan(0);
+    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await keyCount(other)).toBe(0);
+    await expect.poll(() => keyCount(cluster.replica), { timeout: 10_000 }).toBe(await keyCount(cluster.holder));
     expect(fleet.allLogs()).not.toMatch(/CROSSSLOT|MOVED|NOPERM/);
   }, 240_000);
 
   it("waits on the holder's own connection: WAIT 1 on any other primary is never confirmed", async () => {
-    const waitOn = async (port: number): Promise<number> => {
-      const roles = cluster.holder.roles ?? (undefined as never);
-      const node = new Redis(port, "127.0.0.1", { username: "reviewbot-api", password: roles.api.password, maxRetriesPerRequest: 1 });
+    const waitOn = async (primary: LocalRedis): Promise<number> => {
+      const node = loginTo(primary, "api");
       try {
         await node.set("{rb}:probe", "1").catch(() => undefined); // MOVED on the others: no write to wait for
         return await node.wait(1, 200);
@@ -74,8 +80,8 @@ describe("Redis Cluster", () => {
         node.disconnect();
       }
     };
-    expect(await waitOn(cluster.holder.port)).toBe(1);
-    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await waitOn(other.port)).toBe(0);
+    expect(await waitOn(cluster.holder)).toBe(1);
+    for (const other of cluster.primaries.filter((primary) => primary !== cluster.holder)) expect(await waitOn(other)).toBe(0);
   });
 
   it("keeps each role's ACL user on every node: the worker is refused the api's keys (negative control: its lease)", async () => {
@@ -83,8 +89,7 @@ describe("Redis Cluster", () => {
     expect(await redisAnswer(cluster.target("worker"), ["SET", "{rb}:delivery:x", "x"])).toMatch(/NOPERM/);
     expect(await redisAnswer(cluster.target("worker"), ["SET", `{rb}:lease:${randomUUID()}`, "x", "PX", "1000"])).toBe("ok: OK");
     for (const primary of cluster.primaries) {
-      const roles = primary.roles ?? (undefined as never);
-      const node = new Redis(primary.port, "127.0.0.1", { username: "reviewbot-worker", password: roles.worker.password, maxRetriesPerRequest: 1 });
+      const node = loginTo(primary, "worker");
       try {
         await expect(node.call("ACL", "WHOAMI")).rejects.toThrow(/NOPERM/);
         expect(await node.call("CLUSTER", "SLOTS")).toHaveLength(3);
