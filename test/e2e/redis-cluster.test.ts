@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { joinShare, newShareSweepCursor, sweepShares } from "@reviewbot/queue/fair-share";
+import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalRedis } from "../support/local-redis.js";
 import type { RedisClusterSet } from "../support/redis-cluster.js";
@@ -96,6 +100,28 @@ describe("Redis Cluster", () => {
       } finally {
         node.disconnect();
       }
+    }
+  });
+
+  it("sweeps the fair-share sets on the primary that holds them: each sweep from a fresh cursor releases a gone job's entry", async () => {
+    // A keyspace of its own under the same hash tag: the same slot, out of the api's own sweeps' way.
+    // A SCAN sent to whichever primary ioredis picks would find the set one time in three: six in a row
+    // would pass by chance once in 729.
+    const keys = redisKeyspace("{rb}sweep");
+    const admin = createRedisConnection(cluster.target("admin"), { name: "cluster-sweep", blocking: false });
+    const queue = new Queue(REVIEW_QUEUE, { connection: admin, prefix: keys.bull });
+    try {
+      for (let round = 0; round < 6; round++) {
+        await joinShare(admin, keys, 7, `gone-${round}`);
+        expect(await sweepShares(admin, keys, queue, newShareSweepCursor(), 100)).toEqual({ checked: 1, released: 1 });
+      }
+      // Negative control: a job still waiting keeps its entry.
+      await queue.add("review", {}, { jobId: "waiting" });
+      await joinShare(admin, keys, 7, "waiting");
+      expect(await sweepShares(admin, keys, queue, newShareSweepCursor(), 100)).toEqual({ checked: 1, released: 0 });
+    } finally {
+      await queue.close();
+      admin.disconnect();
     }
   });
 });

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import type { RedisClient } from "./redis-client.js";
+import { type RedisClient, serverHolding } from "./redis-client.js";
 import { endLiveJobs } from "./live-job-record.js";
 import type { RedisKeyspace } from "./redis-keyspace.js";
 
@@ -53,6 +53,8 @@ export function newShareSweepCursor(): ShareSweepCursor {
  * as live; waiting, delayed and active jobs keep theirs. Bounded work: at most `budget` entries and
  * a few SCAN pages per call, going on from `cursor` (which it advances) so that successive calls
  * cover every set; `redis` must be allowed to SCAN and to read the queue's keys (the api's user).
+ * In a Cluster the SCAN goes to the primary holding the keyspace's hash tag, where every set is (a
+ * Cluster sends a command naming no key to any primary); while the slots are not known, nothing is swept.
  */
 export async function sweepShares(
   redis: RedisClient,
@@ -68,8 +70,9 @@ export async function sweepShares(
     const key = cursor.pending[0];
     if (key === undefined) {
       // One pass over the keyspace per call at most, a few pages of it.
-      if (scans >= 4 || (scans > 0 && cursor.keys === "0")) break;
-      const [next, found] = await redis.scan(cursor.keys, "MATCH", `${keys.ours}:installation:*:jobs`, "COUNT", 1000);
+      const holder = serverHolding(redis, keys.ours);
+      if (holder === undefined || scans >= 4 || (scans > 0 && cursor.keys === "0")) break;
+      const [next, found] = await holder.scan(cursor.keys, "MATCH", `${keys.ours}:installation:*:jobs`, "COUNT", 1000);
       scans += 1;
       cursor.keys = next;
       cursor.pending.push(...found);
