@@ -21,7 +21,7 @@ export function renderCommandHelp(slug: string): string {
 
 /**
  * Replies with the command list to the comment that asked (`help`, or a command we do not know),
- * once per comment: RedisClient remembers the reply's id for the comment's id ({@link postOnce}), so a
+ * once per comment: Redis remembers the reply's id for the comment's id ({@link postOnce}), so a
  * redelivered or retried command does not reply twice. A comment on the PR gets a PR comment; a
  * reply in one of our threads is answered in that thread. Returns the reply's id; null when GitHub
  * refused it for good (the thread or PR is gone).

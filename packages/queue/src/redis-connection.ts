@@ -27,11 +27,16 @@ export interface RedisConnectionOptions {
  * A Cluster connection follows MOVED and ASK redirections and re-reads the slots after a failover
  * (CLUSTERDOWN and TRYAGAIN are retried).
  */
+/** The name a connection made for `name` gives Redis (`CLIENT SETNAME`), for its logs too. */
+export function redisConnectionName(name: string): string {
+  return `reviewbot-${name}`;
+}
+
 export function createRedisConnection(target: string, options: RedisConnectionOptions): Redis;
 export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): RedisClient;
 export function createRedisConnection(target: RedisTarget | string, options: RedisConnectionOptions): RedisClient {
   const common: RedisOptions = {
-    connectionName: `reviewbot-${options.name}`,
+    connectionName: redisConnectionName(options.name),
     maxRetriesPerRequest: options.blocking ? null : 1,
     enableOfflineQueue: true,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),

@@ -22,6 +22,11 @@ export const RedisPrefix = z
   .regex(/^(\{[A-Za-z0-9_.:-]+\})?[A-Za-z0-9_.:-]*$/, "must be letters, digits, _ . : - and may open with one hash tag such as {reviewbot}")
   .refine((prefix) => prefix.length > 0 && !prefix.endsWith(":"), "must be non-empty and not end with ':'");
 
+/** True when `prefix` opens with a hash tag (`{reviewbot}…`): every key under it hashes to one Cluster slot. */
+export function opensWithHashTag(prefix: string | undefined): boolean {
+  return prefix !== undefined && /^\{[^}]+\}/.test(prefix);
+}
+
 /** The env field every process that opens the queues declares (api, worker, CLI). */
 export const REDIS_KEYSPACE_ENV_FIELDS = { REVIEWBOT_REDIS_PREFIX: RedisPrefix.optional() };
 

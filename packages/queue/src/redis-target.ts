@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { opensWithHashTag } from "./redis-keyspace.js";
 
 /** One server's address: a Sentinel or a Cluster node. */
 export interface RedisAddress {
@@ -153,7 +154,7 @@ function urlTarget(url: string, username: string | undefined, password: string |
 
 // Each Lua script (BullMQ's and ours) must find all its keys on one node: only a hash tag does that.
 function clusterTarget(nodes: readonly RedisAddress[], env: RedisEnv): RedisTarget | Problem {
-  if (!/^\{[^}]+\}/.test(env.REVIEWBOT_REDIS_PREFIX ?? "")) {
+  if (!opensWithHashTag(env.REVIEWBOT_REDIS_PREFIX)) {
     return {
       variable: "REVIEWBOT_REDIS_PREFIX",
       message: "must open with a hash tag such as {reviewbot} when REDIS_CLUSTER_NODES is set, so every key hashes to one Cluster slot",

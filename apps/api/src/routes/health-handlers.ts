@@ -12,7 +12,7 @@ export const healthHandler: RequestHandler = (_request, response) => {
   response.status(200).json({ status: "ok" });
 };
 
-/** `GET /readyz`: RedisClient answers PING within a second, else 503 (a load balancer stops routing). */
+/** `GET /readyz`: Redis answers PING within a second, else 503 (a load balancer stops routing). */
 export function readyHandler(redis: RedisClient): RequestHandler {
   return async (_request, response) => {
     response.setHeader("Cache-Control", "no-store");

@@ -1,6 +1,6 @@
 import type { RedisClient } from "@reviewbot/queue/redis-client";
 import type { Logger } from "@reviewbot/core/logger";
-import { createRedisConnection } from "@reviewbot/queue/redis-connection";
+import { createRedisConnection, redisConnectionName } from "@reviewbot/queue/redis-connection";
 import type { ApiConfig } from "../api-config.js";
 
 /** The api's two Redis connections. */
@@ -16,7 +16,7 @@ export function openRedis(config: ApiConfig, logger: Logger): ApiRedis {
   const open = (name: string, blocking: boolean): RedisClient => {
     const connection = createRedisConnection(config.redis, { name, blocking });
     connection.on("error", (err) => {
-      logger.warn({ err, connection: `reviewbot-${name}` }, "redis connection error");
+      logger.warn({ err, connection: redisConnectionName(name) }, "redis connection error");
     });
     return connection;
   };
