@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
+import { requestCancel, subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { joinShare, newShareSweepCursor, sweepShares } from "@reviewbot/queue/fair-share";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
@@ -122,6 +123,28 @@ describe("Redis Cluster", () => {
     } finally {
       await queue.close();
       admin.disconnect();
+    }
+  });
+
+  it("carries the api's cancel requests to a worker's subscription, whichever nodes the two reach; the worker may not publish one", async () => {
+    const keys = redisKeyspace("{rb}");
+    const [api, worker, subscriber] = [
+      createRedisConnection(cluster.target("api"), { name: "cluster-cancel-api", blocking: false }),
+      createRedisConnection(cluster.target("worker"), { name: "cluster-cancel-worker", blocking: false }),
+      createRedisConnection(cluster.target("worker"), { name: "cluster-cancels", blocking: true }),
+    ];
+    const heard: string[] = [];
+    const unsubscribe = await subscribeCancels(subscriber, keys, (jobId) => heard.push(jobId));
+    try {
+      // A Cluster sends each PUBLISH to any primary and its bus passes it to every node (in no set order).
+      const sent = Array.from({ length: 6 }, (_, index) => `cancel-${index}`);
+      for (const jobId of sent) await requestCancel(api, keys, jobId);
+      await expect.poll(() => heard.toSorted(), { timeout: 10_000 }).toEqual(sent);
+      // Negative control: a worker cannot ask other workers to cancel (its user has no PUBLISH).
+      await expect(requestCancel(worker, keys, "forged")).rejects.toThrow(/NOPERM/);
+    } finally {
+      await unsubscribe();
+      for (const connection of [api, worker, subscriber]) connection.disconnect();
     }
   });
 });
