@@ -50,8 +50,9 @@ describe("review worker shutdown", () => {
     const worker = await stand.start();
     const signalled = performance.now();
     worker.child.kill("SIGTERM");
-    // Seen once under load (exit 1): a shutdown step failed; its log line says which.
-    expect(await worker.exited, JSON.stringify(worker.records().slice(-8))).toBe(0);
+    // Seen under load (exit 1): a SIGTERM while BullMQ still opened its blocking connection threw
+    // "Connection is closed" uncaught; the message shows the whole output, a stack trace included.
+    expect(await worker.exited, worker.logs().slice(-3000)).toBe(0);
     expect(performance.now() - signalled).toBeLessThan(5_000);
     expect(worker.records().map((line) => line.msg)).toContain("worker stopped");
   });

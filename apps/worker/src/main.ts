@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "bullmq";
 import { createCloser } from "@reviewbot/core/create-closer";
 import { isAppError } from "@reviewbot/core/errors";
@@ -99,6 +100,10 @@ async function main(): Promise<void> {
   const shutdown = (signal: NodeJS.Signals): Promise<void> => {
     closing ??= (async () => {
       logger.info({ signal, running: running.size, graceMs: config.REVIEWBOT_SHUTDOWN_GRACE_MS }, "shutting down");
+      // A close while BullMQ still opens its blocking connection drops that connection's error
+      // listeners, and the open's failure then throws uncaught (exit 1): let the open settle first,
+      // for at most a second (at once when it has; a worker not yet open takes no job meanwhile).
+      await Promise.race([worker.waitUntilReady().catch(() => undefined), sleep(1000)]);
       const stopped = worker.close(); // stop taking jobs now; the step below awaits the same close
       if (!(await running.drain(config.REVIEWBOT_SHUTDOWN_GRACE_MS))) {
         logger.warn({ running: running.size }, "grace period over: handing running reviews back");
