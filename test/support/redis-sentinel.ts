@@ -64,11 +64,13 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
       })
     ).stdout.trim();
   const primaryPort = async (): Promise<number> => Number((await ask("SENTINEL", "get-master-addr-by-name", PRIMARY_NAME)).split("\n")[1]);
-  // Ready once it has found the replica through the primary.
-  await waitForRedis(
-    async () => (await ask("SENTINEL", "replicas", PRIMARY_NAME).catch(() => "")).includes(String(replica.port)),
-    "the Sentinel to see the replica",
-  );
+  // Ready once the replica is one the Sentinel would promote. Finding it through the primary's INFO
+  // is not enough: until the Sentinel's own link to the replica is up and has read its INFO, a
+  // failover is refused NOGOODSLAVE (sentinelSelectSlave in Redis's sentinel.c).
+  await waitForRedis(async () => {
+    const fields = sentinelReplica(await ask("SENTINEL", "replicas", PRIMARY_NAME).catch(() => ""), replica.port);
+    return fields?.get("flags") === "slave" && fields.get("master-link-status") === "ok" && Number(fields.get("info-refresh")) < 30_000;
+  }, "the Sentinel to find the replica promotable");
   return {
     primary,
     replica,
@@ -93,4 +95,22 @@ export async function startRedisSentinelSet(dir: string): Promise<RedisSentinelS
       await primary.stop();
     },
   };
+}
+
+/**
+ * The fields of one replica in `SENTINEL replicas` as redis-cli prints it when not on a terminal:
+ * each replica's field names and values alternate, one per line, and each replica opens with `name`.
+ */
+function sentinelReplica(reply: string, port: number): Map<string, string> | undefined {
+  const lines = reply.split("\n");
+  let fields: Map<string, string> | undefined;
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const [key = "", value = ""] = [lines[i], lines[i + 1]];
+    if (key === "name") {
+      if (fields?.get("port") === String(port)) return fields;
+      fields = new Map();
+    }
+    fields?.set(key, value);
+  }
+  return fields?.get("port") === String(port) ? fields : undefined;
 }
