@@ -147,4 +147,29 @@ describe("Redis Cluster", () => {
       for (const connection of [api, worker, subscriber]) connection.disconnect();
     }
   });
+  it("is ready only while the primary holding the keyspace answers: paused, the api's and the worker's /readyz are 503 within the deadline", async () => {
+    const workerPort = (JSON.parse((await fleet.workers[0]?.waitForLog(/"health server listening"/)) ?? "{}") as { port: number }).port;
+    const probe = async (): Promise<{ api: number; workerRedis: boolean }> => {
+      const [api, worker] = await Promise.all([fetch(`${fleet.apiUrl}/readyz`), fetch(`http://127.0.0.1:${workerPort}/readyz`)]);
+      return { api: api.status, workerRedis: ((await worker.json()) as { redis: boolean }).redis };
+    };
+    // Negative control: with every primary answering, both are ready.
+    expect(await probe()).toEqual({ api: 200, workerRedis: true });
+    // A keyless PING goes to any primary: six probes at once would find another primary answering
+    // (two in three each) were they not sent to the holder. The pause outlasts their 1 s deadline
+    // and stays under the nodes' 5 s timeout, so no failover follows; a probe still waiting when it
+    // ends would see the holder answer.
+    cluster.holder.pause();
+    const resumed = setTimeout(() => {
+      cluster.holder.resume();
+    }, 2500);
+    try {
+      const paused = await Promise.all(Array.from({ length: 6 }, probe));
+      expect(paused).toEqual(Array.from({ length: 6 }, () => ({ api: 503, workerRedis: false })));
+    } finally {
+      clearTimeout(resumed);
+      cluster.holder.resume();
+    }
+    await expect.poll(probe, { timeout: 10_000 }).toEqual({ api: 200, workerRedis: true });
+  });
 });

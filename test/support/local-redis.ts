@@ -28,6 +28,9 @@ export interface LocalRedis {
   command(...args: string[]): Promise<string>;
   /** Stops the server (SIGKILL) and starts it again on the same port and data directory. */
   restart(downMs?: number): Promise<void>;
+  /** SIGSTOP: its connections stay open but it answers nothing, until {@link resume} (SIGCONT). */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -83,7 +86,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   const clusterArgs =
     options.clusterNode === undefined
       ? []
-      : ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port", String(await freePort()), "--cluster-node-timeout", "2000"];
+      : ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port", String(await freePort()), "--cluster-node-timeout", "5000"];
   const args = [...serverArgs, "--maxmemory-policy", "noeviction", ...aclArgs, ...replicaArgs, ...clusterArgs];
   // The admin's password reaches redis-cli through its environment, not its argv.
   const auth = roles === null ? [] : ["--user", REDIS_USERS.admin];
@@ -100,6 +103,7 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   };
   const kill = async (child: ChildProcess): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGCONT");
     child.kill("SIGKILL");
     await once(child, "exit");
   };
@@ -114,6 +118,8 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
       await sleep(downMs);
       server = await start();
     },
+    pause: () => server.kill("SIGSTOP"),
+    resume: () => server.kill("SIGCONT"),
     stop: () => kill(server),
   };
 }

@@ -3,7 +3,7 @@ import type { Registry } from "prom-client";
 import type { EngineHealth } from "@reviewbot/sandbox/sandbox-spec";
 
 export interface HealthChecks {
-  /** Redis answers PING. */
+  /** The Redis server holding the keyspace (in a Cluster, its slot's primary) answers PING in time. */
   redisReady(): Promise<boolean>;
   /**
    * The sandbox engine was prepared (its readiness probe passed, or mode `off`) and still answers

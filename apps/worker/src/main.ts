@@ -9,6 +9,7 @@ import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
+import { holderAnswers } from "@reviewbot/queue/redis-client";
 import { createRedisConnection } from "@reviewbot/queue/redis-connection";
 import { redisSecrets } from "@reviewbot/queue/redis-target";
 import { createReviewRuntime, type ReviewRuntime } from "@reviewbot/runtime/create-review-runtime";
@@ -27,6 +28,9 @@ import { redisKeyspace } from "@reviewbot/queue/redis-keyspace";
 /** A PR lease outlives a frozen worker by at most this long; renewed every 10 s while held. */
 const LEASE_TTL_MS = 30_000;
 
+/** How long the Redis server holding the keyspace may take to answer PING before the worker is not ready. */
+const REDIS_READY_DEADLINE_MS = 1000;
+
 /** Composition root of the worker: env, Redis, the review runtime, BullMQ worker, signals. */
 async function main(): Promise<void> {
   const config = loadWorkerConfig(process.env);
@@ -41,7 +45,7 @@ async function main(): Promise<void> {
   const keys = redisKeyspace(config.REVIEWBOT_REDIS_PREFIX);
   const commands = createRedisConnection(config.redis, { name: "worker-commands", blocking: false });
   const checks: HealthChecks = {
-    redisReady: () => commands.ping().then(() => true),
+    redisReady: () => holderAnswers(commands, keys.ours, REDIS_READY_DEADLINE_MS),
     sandbox: () => sandboxHealth?.check() ?? Promise.resolve({ healthy: false, reason: "the sandbox engine is being prepared" }),
   };
   registerReadinessMetrics(metrics.registry, checks);

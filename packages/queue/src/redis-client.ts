@@ -19,3 +19,27 @@ export function serverHolding(client: RedisClient, key: string): Redis | undefin
   const [primary] = client.slots[calculateSlot(key)] ?? [];
   return client.nodes("master").find(({ options }) => `${options.host ?? ""}:${options.port ?? ""}` === primary);
 }
+
+/**
+ * Whether the server holding `key` answers PING within `deadlineMs`: readiness for a process whose
+ * every key shares `key`'s slot. In a Cluster, another primary answering says nothing of ours (a
+ * keyless PING goes to any of them), and a server that stopped answering (paused, its network
+ * gone) would leave a PING pending until its connection drops.
+ */
+export async function holderAnswers(client: RedisClient, key: string, deadlineMs: number): Promise<boolean> {
+  const holder = serverHolding(client, key);
+  if (holder === undefined) return false;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(false);
+    }, deadlineMs);
+  });
+  try {
+    return await Promise.race([holder.ping().then(() => true), deadline]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -139,7 +139,7 @@ export function createApiApp(deps: ApiDeps): Express {
     response.send(await deps.metrics.registry.metrics());
   });
   app.get("/healthz", healthHandler);
-  app.get("/readyz", readyHandler(deps.redis));
+  app.get("/readyz", readyHandler(deps.redis, deps.keys));
   app.use((_request, response) => {
     sendError(response, new AppError("NOT_FOUND", "no such route"));
   });
