@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { Worker } from "bullmq";
 import { createCloser } from "@reviewbot/core/create-closer";
 import { isAppError } from "@reviewbot/core/errors";
 import { createLogger } from "@reviewbot/core/logger";
 import { SecretScrubber } from "@reviewbot/core/scrubber";
+import { settleWithin } from "@reviewbot/core/settle-within";
 import { subscribeCancels } from "@reviewbot/queue/cancel-channel";
 import { REVIEW_QUEUE } from "@reviewbot/queue/queue-names";
 import { holderAnswers } from "@reviewbot/queue/redis-client";
@@ -107,7 +107,11 @@ async function main(): Promise<void> {
       // A close while BullMQ still opens its blocking connection drops that connection's error
       // listeners, and the open's failure then throws uncaught (exit 1): let the open settle first,
       // for at most a second (at once when it has; a worker not yet open takes no job meanwhile).
-      await Promise.race([worker.waitUntilReady().catch(() => undefined), sleep(1000)]);
+      await settleWithin(
+        worker.waitUntilReady().catch(() => undefined),
+        1000,
+        undefined,
+      );
       const stopped = worker.close(); // stop taking jobs now; the step below awaits the same close
       if (!(await running.drain(config.REVIEWBOT_SHUTDOWN_GRACE_MS))) {
         logger.warn({ running: running.size }, "grace period over: handing running reviews back");

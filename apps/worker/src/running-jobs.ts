@@ -1,4 +1,5 @@
 import { AppError, isAppError } from "@reviewbot/core/errors";
+import { settleWithin } from "@reviewbot/core/settle-within";
 
 /**
  * Why a running review was aborted: a cancel request or a newer head, its wall-clock deadline, or
@@ -73,18 +74,11 @@ export class RunningJobs {
 
   /** Resolves when every job running now has finished, or after `ms`; true when they all did. */
   async drain(ms: number): Promise<boolean> {
-    const all = Promise.all([...this.#jobs.values()].map((entry) => entry.done)).then(() => true);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => {
-        resolve(false);
-      }, ms);
-    });
-    try {
-      return await Promise.race([all, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return settleWithin(
+      Promise.all([...this.#jobs.values()].map((entry) => entry.done)).then(() => true),
+      ms,
+      false,
+    );
   }
 
   /** Aborts every job still running so that each hands itself back to the queue. */

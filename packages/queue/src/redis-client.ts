@@ -1,5 +1,6 @@
 import calculateSlot from "cluster-key-slot";
 import { Cluster, type Redis } from "ioredis";
+import { settleWithin } from "@reviewbot/core/settle-within";
 
 /**
  * A connection to the fleet's Redis: one server (named by a URL or by Sentinels) or a Cluster.
@@ -29,17 +30,12 @@ export function serverHolding(client: RedisClient, key: string): Redis | undefin
 export async function holderAnswers(client: RedisClient, key: string, deadlineMs: number): Promise<boolean> {
   const holder = serverHolding(client, key);
   if (holder === undefined) return false;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<false>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(false);
-    }, deadlineMs);
-  });
-  try {
-    return await Promise.race([holder.ping().then(() => true), deadline]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return settleWithin(
+    holder.ping().then(
+      () => true,
+      () => false,
+    ),
+    deadlineMs,
+    false,
+  );
 }
