@@ -86627,6 +86627,18 @@ async function reapExpiredContainers(docker, now = Date.now()) {
 import { mkdtemp, rm as rm3, writeFile as writeFile2 } from "node:fs/promises";
 import { join as join7 } from "node:path";
 
+// packages/sandbox/dist/container/podman-attach-failure.js
+var FAILURE = /^Error: (?:read|write) unixpacket \S*attach: [^\n]*\n$/;
+var TAIL_BYTES = 1024;
+function podmanAttachFailure(stderr) {
+  const tail = stderr.subarray(Math.max(0, stderr.length - TAIL_BYTES)).toString("latin1");
+  const start = tail.lastIndexOf("Error: ");
+  if (start === -1)
+    return null;
+  const line2 = tail.slice(start);
+  return FAILURE.test(line2) ? line2.trimEnd() : null;
+}
+
 // packages/sandbox/dist/container/run-attached.js
 import { once } from "node:events";
 import { Writable as Writable2 } from "node:stream";
@@ -86952,6 +86964,21 @@ function nameInUse(err, name) {
 
 // packages/sandbox/dist/container/container-run.js
 async function runInContainer(spec2, context) {
+  const first = await runOnce(spec2, context);
+  if (lostOutput(context, first) === null)
+    return first;
+  const second = await runOnce(spec2, context);
+  const lost = lostOutput(context, second);
+  if (lost === null)
+    return second;
+  throw new AppError("SANDBOX_UNAVAILABLE", `${context.engine} lost the output of two runs of the helper in a row (${lost})`);
+}
+function lostOutput(context, result) {
+  if (context.engine !== "podman" || result.cancelled)
+    return null;
+  return podmanAttachFailure(result.stderr);
+}
+async function runOnce(spec2, context) {
   const startedAt = performance.now();
   if (context.closed())
     throw new AppError("SANDBOX_UNAVAILABLE", `the ${context.engine} engine is closed`);
@@ -87045,7 +87072,8 @@ var ContainerEngine = class {
   }
   /**
    * Runs `spec` in a fresh container as the run's own uid (when the engine has a source of them);
-   * a writable mount is the run's for the run and the worker's again before this resolves.
+   * a writable mount is the run's for the run and the worker's again before this resolves. A run
+   * whose output Podman lost is run once more (see runInContainer).
    */
   run(spec2) {
     return this.#inFlight.track(runInContainer(spec2, this.#context));

@@ -88,7 +88,8 @@ export class ContainerEngine implements SandboxEngine, ImageIdentity {
 
   /**
    * Runs `spec` in a fresh container as the run's own uid (when the engine has a source of them);
-   * a writable mount is the run's for the run and the worker's again before this resolves.
+   * a writable mount is the run's for the run and the worker's again before this resolves. A run
+   * whose output Podman lost is run once more (see runInContainer).
    */
   run(spec: SandboxSpec): Promise<SandboxResult> {
     return this.#inFlight.track(runInContainer(spec, this.#context));

@@ -5,6 +5,7 @@ import { AppError } from "@reviewbot/core/errors";
 import { cancelledResult, isAborted } from "../cancelled-result.js";
 import { containerProfile, type ContainerProfileOptions } from "./container-profile.js";
 import type { EngineService } from "./engine-service.js";
+import { podmanAttachFailure } from "./podman-attach-failure.js";
 import { runAttached, type AttachContext } from "./run-attached.js";
 import type { RunsInFlight } from "./runs-in-flight.js";
 import { checkMounts } from "../sandbox-mounts.js";
@@ -22,12 +23,35 @@ export interface RunContext extends AttachContext {
 }
 
 /**
+ * Runs `spec` in a fresh container (see runOnce). A run whose output Podman lost (its attach to
+ * conmon failed, see podmanAttachFailure) is run once more in another fresh container; lost twice,
+ * the engine is reported unavailable, so that the review is retried rather than a helper's
+ * findings taken to be none.
+ *
+ * @throws AppError `SANDBOX_UNAVAILABLE` when the output is lost twice, or as runOnce.
+ */
+export async function runInContainer(spec: SandboxSpec, context: RunContext): Promise<SandboxResult> {
+  const first = await runOnce(spec, context);
+  if (lostOutput(context, first) === null) return first;
+  const second = await runOnce(spec, context);
+  const lost = lostOutput(context, second);
+  if (lost === null) return second;
+  throw new AppError("SANDBOX_UNAVAILABLE", `${context.engine} lost the output of two runs of the helper in a row (${lost})`);
+}
+
+/** Podman's attach failure at the end of a run that was not cancelled, or null. */
+function lostOutput(context: RunContext, result: SandboxResult): string | null {
+  if (context.engine !== "podman" || result.cancelled) return null;
+  return podmanAttachFailure(result.stderr);
+}
+
+/**
  * Runs `spec` in a fresh container: its mounts checked, its stdin staged as a file, the container
  * created as the run's uid, its writable mounts handed to that uid, then run attached. The
  * container is removed in the background after the result is known; with writable mounts, removed
  * and the mounts the worker's again before this resolves.
  */
-export async function runInContainer(spec: SandboxSpec, context: RunContext): Promise<SandboxResult> {
+async function runOnce(spec: SandboxSpec, context: RunContext): Promise<SandboxResult> {
   const startedAt = performance.now();
   // A closed engine's service is stopped: a run would only start it again, unsupervised.
   if (context.closed()) throw new AppError("SANDBOX_UNAVAILABLE", `the ${context.engine} engine is closed`);
