@@ -117,7 +117,7 @@ describe.each(CONTAINER_ENGINES)("a run whose output the engine lost ($name)", (
 async function attachedRun(docker: Dockerode, options: { stopConmon: boolean }): Promise<{ stdout: string; stderr: Buffer }> {
   const container = await docker.createContainer({
     Image: BASE_IMAGE,
-    Cmd: ["sh", "-c", "sleep 0.3; echo out"],
+    Cmd: ["sh", "-c", "sleep 1; echo out"],
     Labels: { [LABELS.managed]: "true", [LABELS.job]: `attach-failure-${process.pid}`, [LABELS.deadline]: String(Date.now() + 60_000) },
     HostConfig: { NetworkMode: "none", LogConfig: { Type: "none", Config: {} } },
   });
@@ -162,48 +162,48 @@ function libpodInit(docker: Dockerode, id: string): Promise<unknown> {
 
 /** The pid of the conmon that watches container `id`. */
 function conmonOf(id: string): number {
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    const argv = readArgv(pid);
+  for (const pid of pids()) {
+    const argv = procFile(pid, "cmdline").split("\0");
     if (argv[0]?.endsWith("conmon") === true && argv.includes(id)) return Number(pid);
   }
   throw new Error(`no conmon watches container ${id}`);
 }
 
-/** Until every process in the container's cgroup has exited (a zombie: conmon, stopped, reaps it later). */
+/**
+ * Until every process in the container's cgroup has exited (a zombie counts as exited: conmon,
+ * stopped, reaps it later). The container must have been seen running first, else the wait proves
+ * nothing.
+ */
 async function waitForExit(id: string): Promise<void> {
   const deadline = Date.now() + 10_000;
+  let seen = false;
   while (Date.now() < deadline) {
-    const running = readdirSync("/proc").some((pid) => /^\d+$/.test(pid) && readCgroup(pid).includes(id) && isLive(pid));
+    const running = pids().some((pid) => procFile(pid, "cgroup").includes(id) && isLive(pid));
+    if (!running && !seen) throw new Error(`no process of container ${id} was found running`);
     if (!running) return;
+    seen = true;
     await sleep(50);
   }
   throw new Error(`container ${id} did not exit within 10 s`);
 }
 
-function readArgv(pid: string): string[] {
+function pids(): string[] {
+  return readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+}
+
+/** A file of /proc/<pid>, or "" once the process is gone. */
+function procFile(pid: string, name: string): string {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    return readFileSync(`/proc/${pid}/${name}`, "utf8");
   } catch {
-    return [];
+    return "";
   }
 }
 
 function isLive(pid: string): boolean {
-  try {
-    // The state follows the command name in parentheses, which may itself hold spaces.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
-  } catch {
-    return false;
-  }
-}
-
-function readCgroup(pid: string): string {
-  try {
-    return readFileSync(`/proc/${pid}/cgroup`, "utf8");
-  } catch {
-    return "";
-  }
+  // The state follows the command name in parentheses, which may itself hold spaces.
+  const stat = procFile(pid, "stat");
+  return stat !== "" && !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
 }
 
 function collect(into: Buffer[]): Writable {

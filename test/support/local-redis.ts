@@ -103,7 +103,6 @@ export async function startLocalRedis(options: LocalRedisOptions = {}): Promise<
   };
   const kill = async (child: ChildProcess): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGCONT");
     child.kill("SIGKILL");
     await once(child, "exit");
   };
